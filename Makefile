@@ -1,0 +1,38 @@
+# The README's two promises: `make run` and `make test`, from a fresh clone on Debian with Python 3.11.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+RUN_STAMP  := $(VENV)/.run-installed
+TEST_STAMP := $(VENV)/.test-installed
+
+.PHONY: run test venv system-deps-run system-deps-test firmware bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[test,train]'
+	touch $@ $(RUN_STAMP)
+
+system-deps-run:
+	bash scripts/system-deps.sh run
+
+system-deps-test:
+	bash scripts/system-deps.sh test
+
+venv: $(RUN_STAMP)
+
+run: system-deps-run $(RUN_STAMP)
+	$(VENV)/bin/pirate-table --help
+	$(VENV)/bin/pirate-table referee --demo
+
+test: system-deps-test $(TEST_STAMP)
+	KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24" $(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

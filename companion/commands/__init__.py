@@ -1,0 +1,1 @@
+"""Subcommands of `pirate-table`; each module has register(subparsers)."""

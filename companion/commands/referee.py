@@ -1,0 +1,37 @@
+"""`pirate-table referee HAND.json`: rule a hand record and print the ruling as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "referee",
+        help="rule a hand/round record (JSON) and print the ruling (JSON)",
+        description="Rule a hand record and print the ruling as JSON. A malformed record is refused "
+        "with a one-line error and exit code 2.",
+    )
+    p.add_argument("record", nargs="?", help="the record file (JSON); see README 'Hand records'")
+    p.add_argument("--demo", action="store_true", help="rule the rulebook's example hand and print it")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion import records
+
+    if args.demo:
+        from companion.games.pirates_bluff_record import RULEBOOK_EXAMPLE
+
+        record = RULEBOOK_EXAMPLE
+    elif args.record:
+        record = records.load_record(args.record)
+    else:
+        print("pirate-table referee: error: give a record file or --demo", file=sys.stderr)
+        return 2
+    ruling = records.rule_record(record)
+    json.dump(ruling, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0

@@ -1,0 +1,1 @@
+"""Vision: card-face renderers, synthetic scenes, training, and the runtime card reader."""
