@@ -366,9 +366,9 @@ class OddsResult:
             "probability": self.probability,
             "probability_exact": str(self.probability_exact),
             "mean": self.mean,
-            "deals": self.total,
+            "deals": str(self.total),  # exact integers can exceed 2**53: strings, not JSON numbers
             "distribution": [
-                {"count": c, "p": w / self.total, "p_at_least": self.at_least(c), "ways": w}
+                {"count": c, "p": w / self.total, "p_at_least": self.at_least(c), "ways": str(w)}
                 for c, w in enumerate(self.ways)
             ],
         }
