@@ -112,7 +112,7 @@ def test_brute_force_is_not_trivial():
     assert deals == comb(9, 2) * comb(7, 2) * comb(5, 2)
     assert sum(1 for p in plain if p > 0) >= 5
     assert len(sup) > len(plain)  # super wilds reach higher counts
-    assert plain[1] > 0  # seat 2's wild can go uncounted: a count of 1 needs 1A alone
+    assert plain[1] > 0  # a count of 1 means seat 2 drew no 1, so its wild 0A went uncounted
 
 
 # --------------------------------------------------------------------------------------------- Monte Carlo
