@@ -43,6 +43,7 @@ __all__ = [
     "MonteCarloResult",
     "bid_odds",
     "count_distribution",
+    "rank_table",
     "monte_carlo",
     "parse_bid",
     "parse_card_list",
@@ -431,6 +432,20 @@ def bid_odds(
         starting, rank, hand=hand, seat=seat, super_wilds=super_wilds, hand_size=hand_size, deck=deck,
         players=players, quantity=quantity,
     )
+
+
+def rank_table(
+    players: int,
+    starting: object,
+    hand: object = None,
+    super_wilds: bool = False,
+    *,
+    seat: int | None = None,
+) -> dict[int, OddsResult]:
+    """The count distribution of every rank 1-8 (for a coach view: any bid's chance is ``table[r].at_least(q)``)."""
+    return {
+        r: bid_odds(players, starting, (1, r), hand=hand, super_wilds=super_wilds, seat=seat) for r in range(1, 9)
+    }
 
 
 # --------------------------------------------------------------------------------------------- Monte Carlo

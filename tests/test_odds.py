@@ -262,6 +262,14 @@ def test_super_wilds_example_from_the_rulebook():
     assert res.distribution_exact[-1] == 1 and res.max_count == 9
 
 
+def test_rank_table_covers_every_rank():
+    table = odds.rank_table(5, "2C,2D,3A,4B,7E", hand="7E,2A,2B,7A,7B,8A,0A")
+    assert sorted(table) == list(range(1, 9))
+    assert table[7].at_least(7) == odds.bid_odds(5, "2C,2D,3A,4B,7E", "7x7", hand="7E,2A,2B,7A,7B,8A,0A").probability
+    # Eris holds two 2s and sees two more on the table: four Twos are certain
+    assert table[2].at_least(4) == 1.0
+
+
 # --------------------------------------------------------------------------------------------- bad input
 
 
