@@ -1,0 +1,29 @@
+"""`pirate-table app`: the Kivy tablet app (Kivy is imported only when the command runs)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("app", help="the tablet app (Kivy)",
+                       description="The Pirate Table tablet app: sessions, hands, calls, rulings, history.")
+    p.add_argument("--demo", action="store_true",
+                   help="demo mode: the rulebook's table pre-filled, software box (keys 1-8, on-screen CALL)")
+    p.add_argument("--screenshot", metavar="DIR",
+                   help="write a PNG of each main screen (playing the rulebook's example hand) and exit")
+    p.add_argument("--measure-start", action="store_true",
+                   help="print the cold start time to the first screen drawn, then exit")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    import time
+
+    t0 = time.perf_counter()
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    from companion.ui.main import main
+
+    return main(demo=args.demo, screenshot_dir=args.screenshot, measure_start=args.measure_start, t0=t0)

@@ -1,0 +1,321 @@
+"""The Kivy app: one ScreenManager under a nav bar; the session (pure, companion.session) is the model.
+
+Every intent (reveal, bid, call, countdown, showdown, undo, next hand) goes to the referee through the
+session, is saved atomically, and the screens are refreshed. Illegal intents show the referee's reason in the
+status bar and change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.screenmanager import NoTransition
+from kivy.uix.settings import SettingsWithNoMenu
+
+from companion.cards import PBCard
+from companion.errors import PirateTableError
+from companion.games.pirates_bluff import Call, Bid, Countdown, Options, RevealStarting, Showdown
+from companion.session import TableSession
+from companion.ui import services
+from companion.ui.screens import (
+    BidScreen, DealScreen, HistoryScreen, LedgerScreen, PowderkegScreen, Root, RulingScreen,
+    SettingsScreen, ShowdownScreen, StartScreen,
+)
+
+KV = Path(__file__).with_name("pirate_table.kv")
+
+SETTINGS = [
+    {"type": "title", "title": "Table devices"},
+    {"type": "options", "title": "Camera", "desc": "Where the starting cards and hands are read from",
+     "section": "table", "key": "camera", "options": ["auto", "off"]},
+    {"type": "options", "title": "Button box (serial port)",
+     "desc": "auto: find the box; simulated: the software box (keys 1-8 and on-screen CALL buttons)",
+     "section": "table", "key": "serial", "options": ["auto", "simulated"]},
+    {"type": "title", "title": "Timing"},
+    {"type": "numeric", "title": "Simultaneity window (ms)",
+     "desc": "Calls within this many ms of the first call are simultaneous (default for new sessions)",
+     "section": "table", "key": "window_ms"},
+    {"type": "numeric", "title": "Countdown pace (ms per beat)",
+     "desc": "going, going, going, dead, dead, dead", "section": "table", "key": "pace_ms"},
+    {"type": "bool", "title": "Sounds", "desc": "Beep on calls and countdown beats", "section": "table",
+     "key": "sounds"},
+]
+
+
+class PirateTableApp(App):
+    title = "Pirate Table"
+    status_text = StringProperty("")
+    status_error = BooleanProperty(False)
+
+    def __init__(self, demo: bool = False, **kw):
+        super().__init__(**kw)
+        self.demo = demo
+        self.session: TableSession | None = None
+        self._origin_ms = 0.0
+        self._window_ev = None
+
+    # ---------------------------------------------------------------- config (Kivy conventions)
+    def get_application_config(self, defaultpath="%(appdir)s/%(appname)s.ini"):
+        return str(services.data_dir() / "pirate-table.ini")
+
+    def build_config(self, config):
+        config.setdefaults("table", {"camera": "auto", "serial": "auto", "window_ms": "10", "pace_ms": "800",
+                                     "sounds": "1"})
+
+    def build_settings(self, settings):
+        settings.add_json_panel("Pirate Table", self.config, data=json.dumps(SETTINGS))
+
+    def on_config_change(self, config, section, key, value):
+        self.set_status(f"Setting {key} = {value} saved.")
+
+    @property
+    def pace_s(self) -> float:
+        return max(0.05, self.config.getfloat("table", "pace_ms") / 1000.0)
+
+    # ---------------------------------------------------------------- build
+    def build(self):
+        Builder.load_file(str(KV))
+        root = Root()
+        sm = root.ids.sm
+        sm.transition = NoTransition()
+        self.screens = {}
+        for cls in (StartScreen, DealScreen, BidScreen, ShowdownScreen, RulingScreen, HistoryScreen,
+                    LedgerScreen, PowderkegScreen, SettingsScreen):
+            scr = cls()
+            self.screens[scr.name] = scr
+            sm.add_widget(scr)
+        self.settings_cls = SettingsWithNoMenu
+        self.use_kivy_settings = False
+        panel = SettingsWithNoMenu()
+        self.build_settings(panel)
+        panel.bind(on_config_change=lambda s, c, sec, k, v: self.on_config_change(c, sec, k, v))
+        self.screens["settings"].ids.holder.add_widget(panel)
+        st = self.screens["start"]
+        try:
+            st.ids.window_ms.value = float(self.config.get("table", "window_ms"))
+        except ValueError:
+            pass
+        Window.bind(on_key_down=self._on_key_down)
+        self.root_widget = root
+        self.go("start")
+        ok, msg = services.box_status()
+        self.set_status("Software box: on-screen CALL buttons and keys 1-8." +
+                        ("" if ok else "  " + msg))
+        return root
+
+    # ---------------------------------------------------------------- navigation
+    @property
+    def sm(self):
+        return self.root_widget.ids.sm
+
+    def go(self, name):
+        scr = self.screens[name]
+        if hasattr(scr, "refresh"):
+            scr.refresh()
+        self.sm.current = name
+        nav = self.root_widget.ids
+        has = self.session is not None
+        nav.nav_hand.disabled = not has
+        nav.nav_history.disabled = not has
+        nav.nav_ledger.disabled = not has
+
+    def hand_screen_name(self) -> str:
+        h = self.session.hand if self.session else None
+        if self.session is None:
+            return "start"
+        if h is None:
+            return "ruling"
+        return {"starting": "deal", "bidding": "bid", "called": "showdown", "over": "ruling"}[h.phase]
+
+    def go_hand(self):
+        name = self.hand_screen_name()
+        if name == "deal" and not self.screens["deal"].cards:
+            self.screens["deal"].start()
+        if name == "showdown" and not hasattr(self.screens["showdown"], "counts"):
+            self.screens["showdown"].start()
+        self.go(name)
+
+    def set_status(self, text, error=False):
+        self.status_text = text
+        self.status_error = error
+
+    # ---------------------------------------------------------------- persistence
+    def save(self):
+        if self.session is not None:
+            self.session.save(services.session_path())
+
+    def saved_session_info(self):
+        p = services.session_path()
+        if not p.exists():
+            return None
+        try:
+            s = TableSession.load(p)
+        except PirateTableError as exc:
+            return f"Saved session unreadable: {exc}"
+        phase = s.hand.phase if s.hand else "between hands"
+        return (f"{len(s.players)} players ({', '.join(s.players)}), {len(s.history)} hands played, "
+                f"hand in play: {phase}.")
+
+    def resume(self):
+        try:
+            self.session = TableSession.load(services.session_path())
+        except PirateTableError as exc:
+            self.set_status(str(exc), error=True)
+            return
+        self._origin_ms = services.now_ms() - self.session.hand_clock_ms
+        if self.session.hand is None:
+            self.session.new_hand()
+            self.save()
+        if self.session.hand.phase == "called":
+            self.screens["showdown"].start()
+        if self.session.hand.phase == "starting":
+            self.screens["deal"].start()
+        self.set_status(f"Resumed: {len(self.session.history)} hands played.")
+        self.go_hand()
+
+    # ---------------------------------------------------------------- intents
+    def new_session(self, players, buy_in, game, super_wilds, cyclone, window_ms, ante):
+        try:
+            opts = Options(super_wilds=super_wilds, window_ms=window_ms, ante=ante, cyclone=cyclone)
+            s = TableSession(players, buy_in, game, opts)
+            if game != "pirates-bluff":
+                raise PirateTableError(services.powderkeg_status()[1])
+        except PirateTableError as exc:
+            self.set_status(str(exc), error=True)
+            return
+        self.session = s
+        self._start_hand()
+        self.set_status(f"New session: {len(players)} players, buy-in {buy_in}.")
+
+    def _start_hand(self):
+        self.session.new_hand()
+        self._origin_ms = services.now_ms()
+        self.save()
+        self.screens["deal"].start()
+        self.go("deal")
+
+    def hand_now_ms(self, wall_ms=None) -> float:
+        """Hand time (ms since the hand began) of a wall-clock instant; never before the last event."""
+        wall = services.now_ms() if wall_ms is None else wall_ms
+        return max(self.session.hand_clock_ms, round(wall - self._origin_ms, 3))
+
+    def _do(self, action, then=None):
+        try:
+            self.session.apply(action)
+        except PirateTableError as exc:
+            self.set_status(str(exc), error=True)
+            return False
+        self.save()
+        self.set_status(str(action) if not isinstance(action, (RevealStarting, Showdown)) else "")
+        if then:
+            then()
+        return True
+
+    def reveal(self, cards):
+        def after():
+            h = self.session.hand
+            fb = h.first_bidder
+            self.set_status(f"{fb} holds the lowest card ({h.starting_cards[fb]}) and bids first.")
+            self.screens["bid"].bidder = fb
+            self.screens["bid"].q0 = None
+            self.go("bid")
+        self._do(RevealStarting.of(cards), after)
+
+    def bid(self, player, q, r):
+        self.screens["bid"].stop_beats()
+
+        def after():
+            self.screens["bid"].bidder = None
+            self.screens["bid"].q0 = None
+            self.go("bid")
+        self._do(Bid(player, q, r, self.hand_now_ms()), after)
+
+    def call(self, player, wall_ms=None):
+        h = self.session.hand if self.session else None
+        if h is None or h.phase not in ("bidding", "called") or self.sm.current not in ("bid", "showdown"):
+            return
+        first = h.phase == "bidding"
+        self.screens["bid"].stop_beats()
+        if self._do(Call(player, self.hand_now_ms(wall_ms))):
+            h = self.session.hand
+            self.set_status(f"CALL: {' & '.join(h.callers)}"
+                            + (" (simultaneous)" if len(h.callers) > 1 else ""))
+            self.screens["bid"].refresh()
+            if first:
+                wait = h.options.window_ms / 1000.0 + 0.05
+                self._window_ev = Clock.schedule_once(self._window_closed, wait)
+            elif self.sm.current == "showdown":
+                self.screens["showdown"].refresh()
+
+    def _window_closed(self, dt):
+        self._window_ev = None
+        h = self.session.hand
+        if h is not None and h.phase == "called":
+            self.screens["showdown"].start()
+            self.go("showdown")
+
+    def countdown_start(self):
+        h = self.session.hand
+        if h.standing_bid is None:
+            return
+        if self._do(Countdown(h.bidders[0], self.hand_now_ms(), complete=False)):
+            self.screens["bid"].refresh()
+            self.screens["bid"].start_beats(self.pace_s)
+
+    def countdown_dead(self):
+        h = self.session.hand
+        if h.phase != "bidding" or h.countdown_by is None:
+            return
+        self._do(Countdown(h.countdown_by, self.hand_now_ms(), complete=True), lambda: self.go("ruling"))
+
+    def showdown(self, counts):
+        self._do(Showdown.of_counts(counts), lambda: self.go("ruling"))
+
+    def undo(self):
+        if self.session is None or self.session.hand is None:
+            return
+        h = self.session.hand
+        if len(h.moves) == 0:
+            self.set_status("Nothing to undo in this hand.", error=True)
+            return
+        if self._window_ev is not None:
+            self._window_ev.cancel()
+            self._window_ev = None
+        self.screens["bid"].stop_beats()
+        a = self.session.undo()
+        self.save()
+        self.set_status(f"Undone: {a if not isinstance(a, (RevealStarting, Showdown)) else type(a).__name__}")
+        if isinstance(a, RevealStarting):
+            self.screens["deal"].cards = dict(a.cards)
+            self.screens["deal"].refresh()
+        if h.phase == "called" and isinstance(a, Showdown):
+            if not hasattr(self.screens["showdown"], "counts"):
+                self.screens["showdown"].start()
+        self.go(self.hand_screen_name())
+
+    def next_hand(self):
+        h = self.session.hand
+        if h is None or h.phase != "over":
+            return
+        self.session.finish_hand()
+        self._start_hand()
+        self.set_status(f"Hand {len(self.session.history) + 1}: ante in, deal.")
+
+    # ---------------------------------------------------------------- the software box: keys 1-8
+    def _on_key_down(self, window, key, scancode, codepoint, modifiers):
+        if codepoint and codepoint in "12345678" and len(codepoint) == 1 and self.session is not None:
+            focus = [t for t in self.screens["start"].name_inputs if t.focus]
+            if focus:
+                return False
+            seat = int(codepoint) - 1
+            if seat < len(self.session.players):
+                self.call(self.session.players[seat])
+                return True
+        return False

@@ -1,0 +1,449 @@
+"""Screen classes: each reads the app's session and sends intents to the app (kv layouts in pirate_table.kv)."""
+
+from __future__ import annotations
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.metrics import dp
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+from kivy.uix.textinput import TextInput
+
+from companion.cards import LETTERS, PBCard, rank_name
+from companion.games.pirates_bluff import Options, bid_name, hand_count
+from companion.ui import services
+from companion.ui.widgets import CallButton, FlatButton, FlatToggle
+
+BEATS = ("going", "going", "going", "dead", "dead", "dead")
+DEFAULT_NAMES = ["Arville", "Bethany", "Carter", "Douglas", "Eris", "Fenwick", "Greta", "Hollis"]
+
+
+def _app():
+    return App.get_running_app()
+
+
+def _lab(text, size="20sp", bold=False, color=(1, 1, 1, 1), halign="center"):
+    lab = Label(text=text, font_size=size, bold=bold, color=color, halign=halign, valign="middle")
+    lab.bind(size=lambda w, s: setattr(w, "text_size", s))
+    return lab
+
+
+class Root(BoxLayout):
+    pass
+
+
+class StartScreen(Screen):
+    def on_kv_post(self, base):
+        self.count = 5
+        self.name_inputs = []
+        for n in range(3, 9):
+            b = FlatToggle(text=f"{n} players", group="count", allow_no_selection=False,
+                           state="down" if n == self.count else "normal")
+            b.bind(on_press=lambda b, n=n: self.set_count(n))
+            self.ids.count_row.add_widget(b)
+        for i in range(8):
+            t = TextInput(text=DEFAULT_NAMES[i], multiline=False, font_size="24sp", write_tab=False,
+                          padding=[dp(10), dp(12)])
+            self.name_inputs.append(t)
+            self.ids.names.add_widget(t)
+        self.set_count(self.count)
+
+    def set_count(self, n):
+        self.count = n
+        for b in self.ids.count_row.children:
+            b.state = "down" if b.text == f"{n} players" else "normal"
+        for i, t in enumerate(self.name_inputs):
+            t.disabled = i >= n
+            t.opacity = 1 if i < n else 0.25
+
+    def start_session(self):
+        ids = self.ids
+        cyclone = "left" if ids.cyc_left.state == "down" else "right" if ids.cyc_right.state == "down" else None
+        game = "powderkeg" if ids.game_pk.state == "down" else "pirates-bluff"
+        _app().new_session(
+            players=[t.text for t in self.name_inputs[: self.count]],
+            buy_in=int(ids.buy_in.value),
+            game=game,
+            super_wilds=ids.super_wilds.state == "down",
+            cyclone=cyclone,
+            window_ms=float(ids.window_ms.value),
+            ante=int(ids.ante.value),
+        )
+
+    def refresh(self):
+        app = _app()
+        info = app.saved_session_info()
+        self.ids.resume.disabled = info is None
+        self.ids.resume_info.text = info or "No saved session yet."
+        ok, msg = services.powderkeg_status()
+        self.ids.game_pk.disabled = not ok
+        if not ok:
+            self.ids.game_pk.text = "Powderkeg (not landed)"
+
+
+class DealScreen(Screen):
+    """Starting cards: pick a seat, a rank, then a letter. Cards dealt to another seat are not offered."""
+
+    def on_kv_post(self, base):
+        self.selected = None
+        self.rank = None
+        self.cards: dict[str, PBCard] = {}
+        for r in range(9):
+            b = FlatToggle(text="W" if r == 0 else str(r), group="deal_rank", font_size="30sp")
+            b.bind(on_press=lambda b, r=r: self.pick_rank(r))
+            self.ids.ranks.add_widget(b)
+        for letter in LETTERS:
+            b = FlatButton(text=letter, font_size="30sp")
+            b.bind(on_press=lambda b, letter=letter: self.pick_letter(letter))
+            self.ids.letters.add_widget(b)
+
+    def start(self):
+        self.cards = {}
+        s = _app().session
+        self.selected = s.players[0]
+        self.rank = None
+        self.refresh()
+
+    def pick_seat(self, p):
+        self.selected = p
+        self.refresh()
+
+    def pick_rank(self, r):
+        self.rank = r
+        self.refresh()
+
+    def pick_letter(self, letter):
+        if self.selected is None or self.rank is None:
+            return
+        self.cards[self.selected] = PBCard(self.rank, letter)
+        players = _app().session.players
+        missing = [p for p in players if p not in self.cards]
+        after = players[players.index(self.selected) + 1:] + players
+        self.selected = next((p for p in after if p in missing), None)
+        self.rank = None
+        self.refresh()
+
+    def reveal(self):
+        _app().reveal(dict(self.cards))
+
+    def scan(self):
+        _app().set_status(services.camera_status()[1], error=True)
+
+    def refresh(self):
+        app = _app()
+        s = app.session
+        h = s.hand
+        if h is None:
+            return
+        n = len(s.history) + 1
+        self.ids.title.text = (f"Hand {n}: ante {h.options.ante} each, pot {h.pot}.  "
+                               f"Deal {h.hand_size} cards to each player.")
+        self.ids.announce.text = "  ".join(h.options.announcements()) or \
+            "Each player puts one card face up: the lowest bids first."
+        seats = self.ids.seats
+        seats.clear_widgets()
+        for i, p in enumerate(s.players):
+            c = self.cards.get(p)
+            b = FlatToggle(text=f"{i + 1}. {p}:  {c if c else '--'}", group="deal_seat",
+                           state="down" if p == self.selected else "normal")
+            b.bind(on_press=lambda b, p=p: self.pick_seat(p))
+            seats.add_widget(b)
+        for b in self.ids.ranks.children:
+            r = 0 if b.text == "W" else int(b.text)
+            b.state = "down" if r == self.rank else "normal"
+        taken = {c for p, c in self.cards.items() if p != self.selected}
+        for b in self.ids.letters.children:
+            b.disabled = self.rank is None or PBCard(self.rank, b.text) in taken
+        ok, msg = services.camera_status()
+        self.ids.camera.disabled = not ok
+        self.ids.camera_note.text = msg if not ok else "Or scan the face-up cards with the camera."
+        self.ids.reveal.disabled = len(self.cards) != len(s.players)
+
+
+class BidScreen(Screen):
+    ROWS = 5
+
+    def on_kv_post(self, base):
+        self.bidder = None
+        self.q0 = 1
+        self._beat_ev = None
+        self.beat_no = 0
+        self.beat_labels = []
+        for w in BEATS:
+            lab = _lab(w, "22sp", bold=True, color=(0.5, 0.5, 0.55, 1))
+            self.beat_labels.append(lab)
+            self.ids.beats.add_widget(lab)
+
+    def pick_bidder(self, p):
+        self.bidder = p
+        self.q0 = None
+        self.refresh()
+
+    def page(self, d):
+        self.q0 = max(1, (self.q0 or 1) + d * (self.ROWS - 1))
+        self.refresh()
+
+    def bid(self, q, r):
+        if self.bidder is not None:
+            _app().bid(self.bidder, q, r)
+
+    def countdown(self):
+        _app().countdown_start()
+
+    # ---------------------------------------------------------------- the six beats
+    def start_beats(self, pace_s):
+        self.stop_beats()
+        self.beat_no = 1
+        self._show_beats()
+        self._beat_ev = Clock.schedule_interval(self._beat, pace_s)
+
+    def _beat(self, dt):
+        self.beat_no += 1
+        self._show_beats()
+        if self.beat_no >= len(BEATS):
+            self.stop_beats(keep=True)
+            _app().countdown_dead()
+            return False
+
+    def stop_beats(self, keep=False):
+        if self._beat_ev is not None:
+            self._beat_ev.cancel()
+            self._beat_ev = None
+        if not keep:
+            self.beat_no = 0
+        self._show_beats()
+
+    def _show_beats(self):
+        for i, lab in enumerate(self.beat_labels):
+            lit = i < self.beat_no
+            lab.color = ((0.95, 0.35, 0.30, 1) if i >= 3 else (0.98, 0.78, 0.25, 1)) if lit else (0.5, 0.5, 0.55, 1)
+            lab.font_size = "28sp" if lit else "22sp"
+
+    # ---------------------------------------------------------------- refresh
+    def refresh(self):
+        app = _app()
+        s = app.session
+        h = s.hand
+        if h is None or h.phase == "starting":
+            return
+        bid = h.standing_bid
+        if h.phase == "called":
+            self.ids.banner.text = "CALLED by " + " & ".join(h.callers)
+        elif bid is None:
+            fb = h.first_bidder
+            self.ids.banner.text = f"First bidder: {fb}  ({h.starting_cards[fb]})"
+        else:
+            self.ids.banner.text = f"{' & '.join(h.bidders)}:  {bid_name(*bid)}"
+        sub = f"Pot {h.pot}.  Hands of {h.hand_size}.  Most possible: {h.max_quantity} of a rank."
+        if h.countdown_by:
+            sub = f"{h.countdown_by} is counting down: bid or CALL to stop it.  " + sub
+        self.ids.subline.text = sub
+        # seats
+        legal_by = {p: h.legal_bids(p) for p in s.players}
+        if self.bidder is not None and not legal_by.get(self.bidder):
+            self.bidder = None
+        if self.bidder is None and bid is None and h.phase == "bidding":
+            self.bidder = h.first_bidder
+        seats = self.ids.seats
+        seats.clear_widgets()
+        stacks = h.stacks
+        for i, p in enumerate(s.players):
+            b = FlatToggle(text=f"{p}  ({stacks[p]})", group="bid_seat",
+                           state="down" if p == self.bidder else "normal", font_size="22sp")
+            b.disabled = not legal_by[p]
+            b.bind(on_press=lambda b, p=p: self.pick_bidder(p))
+            seats.add_widget(b)
+        # grid of legal bids for the chosen bidder
+        legal = set(legal_by.get(self.bidder, [])) if self.bidder else set()
+        if self.q0 is None:
+            self.q0 = min((q for q, _ in legal), default=(bid[0] if bid else 1))
+        grid = self.ids.grid
+        grid.clear_widgets()
+        grid.add_widget(_lab("", "18sp"))
+        for r in range(1, 9):
+            grid.add_widget(_lab(rank_name(r, plural=True), "17sp", bold=True))
+        for q in range(self.q0, self.q0 + self.ROWS):
+            grid.add_widget(_lab(str(q), "26sp", bold=True, color=(0.98, 0.78, 0.25, 1)))
+            for r in range(1, 9):
+                b = FlatButton(text=f"{q}x{r}", font_size="22sp")
+                b.disabled = (q, r) not in legal
+                b.bind(on_press=lambda b, q=q, r=r: self.bid(q, r))
+                grid.add_widget(b)
+        self.ids.grid_title.text = (f"Bids for {self.bidder}" if self.bidder else "Choose who bids")
+        self.ids.q_down.disabled = self.q0 <= 1
+        # CALL buttons
+        calls = self.ids.calls
+        calls.clear_widgets()
+        t = app.hand_now_ms()
+        for i, p in enumerate(s.players):
+            b = CallButton(text=f"CALL  {i + 1}  {p}", seat=i)
+            b.disabled = not h.can_call(p, t) and not (h.phase == "called" and p not in h.callers
+                                                       and p not in h.bidders)
+            b.bind(on_press=lambda b, p=p: app.call(p, b.press_t * 1000.0))
+            calls.add_widget(b)
+        self.ids.countdown.disabled = not (h.phase == "bidding" and bid is not None and h.countdown_by is None)
+        self.ids.undo.disabled = len(h.moves) <= 1
+
+
+class ShowdownScreen(Screen):
+    def start(self):
+        s = _app().session
+        self.counts = {p: [0, 0] for p in s.players}
+        self.refresh()
+
+    def bump(self, p, k, d):
+        h = _app().session.hand
+        n, w = self.counts[p]
+        v = self.counts[p][k] + d
+        if v < 0 or (n + w + d) > h.hand_size:
+            return
+        self.counts[p][k] = v
+        self.refresh()
+
+    def rule(self):
+        _app().showdown({p: tuple(v) for p, v in self.counts.items()})
+
+    def refresh(self):
+        app = _app()
+        h = app.session.hand
+        if h is None or h.phase != "called":
+            return
+        q, r = h.standing_bid
+        self.ids.banner.text = f"SHOWDOWN: {' & '.join(h.bidders)} bid {bid_name(q, r)}"
+        if len(h.callers) > 1:
+            self.ids.subline.text = f"{' and '.join(h.callers)} called at the same time."
+        else:
+            self.ids.subline.text = f"{h.callers[0]} called.  Count the {rank_name(r, plural=True)} and wilds."
+        rows = self.ids.rows
+        rows.clear_widgets()
+        for head in ("Player", "", rank_name(r, plural=True), "", "", "Wilds", "", "Counts"):
+            rows.add_widget(_lab(head, "20sp", bold=True, color=(0.75, 0.85, 0.85, 1)))
+        total = 0
+        for p in app.session.players:
+            n, w = self.counts[p]
+            c = hand_count(n, w, h.options.super_wilds)
+            total += c
+            rows.add_widget(_lab(p, "24sp", bold=True))
+            for k, v in ((0, n), (1, w)):
+                minus = FlatButton(text="-", font_size="28sp")
+                minus.bind(on_press=lambda b, p=p, k=k: self.bump(p, k, -1))
+                plus = FlatButton(text="+", font_size="28sp")
+                plus.bind(on_press=lambda b, p=p, k=k: self.bump(p, k, 1))
+                rows.add_widget(minus)
+                rows.add_widget(_lab(str(v), "30sp", bold=True))
+                rows.add_widget(plus)
+            rows.add_widget(_lab(str(c), "30sp", bold=True, color=(0.98, 0.78, 0.25, 1)))
+        self.ids.total.text = f"In play: {total} of {q}"
+
+
+class RulingScreen(Screen):
+    def refresh(self):
+        app = _app()
+        r = app.session.current_ruling()
+        if r is None:
+            return
+        fb = r["final_bid"]
+        bid = bid_name(fb["quantity"], fb["rank"])
+        if r["end"] == "countdown":
+            self.ids.banner.text = f"Dead! {' & '.join(r['winners'])} takes the pot ({bid})"
+        else:
+            verdict = "HOLDS" if r["bid_holds"] else "FAILS"
+            self.ids.banner.text = f"{bid} {verdict}: {r['count']} in play"
+        memos = [e["memo"] for e in r["entries"] if e["kind"] != "ante"]
+        self.ids.memo.text = "\n".join(memos + r["flags"][-2:])
+        t = self.ids.table
+        t.clear_widgets()
+        for head in ("", "before", "change", "after"):
+            t.add_widget(_lab(head, "20sp", bold=True, color=(0.75, 0.85, 0.85, 1)))
+        for p in r["players"]:
+            before, after = r["stacks_before"][p], r["stacks"][p]
+            d = after - before
+            col = (0.45, 0.85, 0.45, 1) if d > 0 else (0.95, 0.45, 0.40, 1) if d < 0 else (1, 1, 1, 1)
+            t.add_widget(_lab(p, "22sp", bold=True))
+            t.add_widget(_lab(str(before), "22sp"))
+            t.add_widget(_lab(f"{d:+d}", "24sp", bold=True, color=col))
+            t.add_widget(_lab(str(after) + ("  (short)" if after < 0 else ""), "22sp"))
+        t.add_widget(_lab("pot", "22sp", bold=True))
+        t.add_widget(_lab(str(r["pot_carry_before"]), "22sp"))
+        t.add_widget(_lab(f"{r['pot_carry'] - r['pot_carry_before']:+d}", "24sp"))
+        t.add_widget(_lab(str(r["pot_carry"]), "22sp"))
+
+
+def hand_summary(r) -> str:
+    fb = r.get("final_bid")
+    if not fb:
+        return f"#{r.get('hand_no', '?')}: no bid"
+    bid = bid_name(fb["quantity"], fb["rank"])
+    who = " & ".join(fb["bidders"])
+    if r["end"] == "countdown":
+        res = f"countdown: {who} wins"
+    else:
+        res = (f"called by {' & '.join(r['callers'])}: {'holds' if r['bid_holds'] else 'fails'} "
+               f"({r['count']} in play)")
+    deltas = ", ".join(f"{p} {r['stacks'][p] - r['stacks_before'][p]:+d}" for p in r["players"]
+                       if r["stacks"][p] != r["stacks_before"][p])
+    return f"#{r.get('hand_no', '?')}: {who} bid {bid}, {res}.  {deltas}"
+
+
+class HistoryScreen(Screen):
+    def refresh(self):
+        s = _app().session
+        box = self.ids.hands
+        box.clear_widgets()
+        if s is None:
+            return
+        rulings = list(s.history)
+        cur = s.current_ruling()
+        if cur:
+            rulings.append(cur)
+        if not rulings:
+            box.add_widget(_lab("No hand finished yet.", "20sp"))
+        for r in rulings:
+            lab = Label(text=hand_summary(r), font_size="19sp", size_hint_y=None, halign="left", valign="top")
+            lab.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
+                     texture_size=lambda w, v: setattr(w, "height", v[1] + dp(8)))
+            box.add_widget(lab)
+        self.ids.plot.players = list(s.players)
+        self.ids.plot.series = s.stack_series()
+
+
+class LedgerScreen(Screen):
+    def refresh(self):
+        app = _app()
+        s = app.session
+        ok, msg = services.ledger_status()
+        self.ids.note.text = msg if not ok else ""
+        self.ids.export.disabled = not ok
+        t = self.ids.table
+        t.clear_widgets()
+        if s is None:
+            return
+        h = s.hand
+        stacks = h.stacks if h is not None else s.stacks
+        pot = h.pot if h is not None else s.pot_carry
+        for head in ("player", "stack", "net of buy-in", ""):
+            t.add_widget(_lab(head, "20sp", bold=True, color=(0.75, 0.85, 0.85, 1)))
+        for p in s.players:
+            t.add_widget(_lab(p, "22sp", bold=True))
+            t.add_widget(_lab(str(stacks[p]), "22sp"))
+            t.add_widget(_lab(f"{stacks[p] - s.buy_in:+d}", "22sp"))
+            t.add_widget(_lab("short: owes the bank" if stacks[p] < 0 else "", "18sp"))
+        t.add_widget(_lab("pot", "22sp", bold=True))
+        t.add_widget(_lab(str(pot), "22sp"))
+        t.add_widget(_lab("", "22sp"))
+        t.add_widget(_lab("", "22sp"))
+        self.ids.settle.text = ""
+
+    def export_csv(self):
+        _app().set_status(services.ledger_status()[1], error=True)
+
+
+class PowderkegScreen(Screen):
+    def refresh(self):
+        ok, msg = services.powderkeg_status()
+        self.ids.note.text = msg + ("" if ok else "  This screen is disabled until it lands.")
+
+
+class SettingsScreen(Screen):
+    pass

@@ -1,0 +1,72 @@
+"""The app's seams to the other parts of Pirate Table, one small function or class each.
+
+Nothing here imports Kivy. Each seam says whether its part has landed; the UI disables a feature whose part is
+missing and says so on screen. Work that blocks (serial, camera) runs off the UI thread and hands its results
+back through the ``post`` callable the UI gives it (the UI passes a Clock.schedule_once wrapper).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from pathlib import Path
+
+APP_NAME = "pirate-table"
+
+
+def data_dir() -> Path:
+    """Where the session state and the settings live: $PIRATE_TABLE_DATA, else the platform's user data dir."""
+    env = os.environ.get("PIRATE_TABLE_DATA")
+    if env:
+        p = Path(env)
+    else:
+        import platformdirs
+
+        p = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def session_path() -> Path:
+    return data_dir() / "session.json"
+
+
+def _has(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def now_ms() -> float:
+    """Wall-clock ms, the same clock as Kivy's touch.time_start (time.time())."""
+    return time.time() * 1000.0
+
+
+# ------------------------------------------------------------------ the parts, landed or not
+
+
+def camera_status() -> tuple[bool, str]:
+    if _has("vision.detect") and _has("vision.camera"):
+        return True, "camera reader available"
+    return False, "Camera reader (vision/) has not landed yet: enter the cards by touch."
+
+
+def box_status() -> tuple[bool, str]:
+    if _has("hardware.driver"):
+        return True, "button box driver available"
+    return False, ("Button box driver (hardware/driver.py) has not landed yet: use the on-screen CALL buttons "
+                   "or keys 1-8.")
+
+
+def ledger_status() -> tuple[bool, str]:
+    if _has("companion.ledger"):
+        return True, "ledger available"
+    return False, "The ledger (companion/ledger/) has not landed yet: stacks are kept in the session file."
+
+
+def powderkeg_status() -> tuple[bool, str]:
+    if _has("companion.games.powderkeg"):
+        return True, "Powderkeg referee available"
+    return False, "The Powderkeg referee has not landed yet."
