@@ -90,11 +90,11 @@ class DealScreen(Screen):
         self.rank = None
         self.cards: dict[str, PBCard] = {}
         for r in range(9):
-            b = FlatToggle(text="W" if r == 0 else str(r), group="deal_rank", font_size="30sp")
+            b = FlatToggle(text="W" if r == 0 else str(r), group="deal_rank", font_size="30sp", tag=f"rank:{r}")
             b.bind(on_press=lambda b, r=r: self.pick_rank(r))
             self.ids.ranks.add_widget(b)
         for letter in LETTERS:
-            b = FlatButton(text=letter, font_size="30sp")
+            b = FlatButton(text=letter, font_size="30sp", tag=f"letter:{letter}")
             b.bind(on_press=lambda b, letter=letter: self.pick_letter(letter))
             self.ids.letters.add_widget(b)
 
@@ -145,7 +145,7 @@ class DealScreen(Screen):
         seats.clear_widgets()
         for i, p in enumerate(s.players):
             c = self.cards.get(p)
-            b = FlatToggle(text=f"{i + 1}. {p}:  {c if c else '--'}", group="deal_seat",
+            b = FlatToggle(text=f"{i + 1}. {p}:  {c if c else '--'}", group="deal_seat", tag=f"deal:{p}",
                            state="down" if p == self.selected else "normal")
             b.bind(on_press=lambda b, p=p: self.pick_seat(p))
             seats.add_widget(b)
@@ -249,7 +249,7 @@ class BidScreen(Screen):
         seats.clear_widgets()
         stacks = h.stacks
         for i, p in enumerate(s.players):
-            b = FlatToggle(text=f"{p}  ({stacks[p]})", group="bid_seat",
+            b = FlatToggle(text=f"{p}  ({stacks[p]})", group="bid_seat", tag=f"seat:{p}",
                            state="down" if p == self.bidder else "normal", font_size="22sp")
             b.disabled = not legal_by[p]
             b.bind(on_press=lambda b, p=p: self.pick_bidder(p))
@@ -266,22 +266,25 @@ class BidScreen(Screen):
         for q in range(self.q0, self.q0 + self.ROWS):
             grid.add_widget(_lab(str(q), "26sp", bold=True, color=(0.98, 0.78, 0.25, 1)))
             for r in range(1, 9):
-                b = FlatButton(text=f"{q}x{r}", font_size="22sp")
+                b = FlatButton(text=f"{q}x{r}", font_size="22sp", tag=f"bid:{q}x{r}")
                 b.disabled = (q, r) not in legal
                 b.bind(on_press=lambda b, q=q, r=r: self.bid(q, r))
                 grid.add_widget(b)
         self.ids.grid_title.text = (f"Bids for {self.bidder}" if self.bidder else "Choose who bids")
         self.ids.q_down.disabled = self.q0 <= 1
         # CALL buttons
+        # CALL buttons stay in place (never rebuilt under a finger); only their state changes
         calls = self.ids.calls
-        calls.clear_widgets()
-        t = app.hand_now_ms()
-        for i, p in enumerate(s.players):
-            b = CallButton(text=f"CALL  {i + 1}  {p}", seat=i)
-            b.disabled = not h.can_call(p, t) and not (h.phase == "called" and p not in h.callers
-                                                       and p not in h.bidders)
-            b.bind(on_press=lambda b, p=p: app.call(p, b.press_t * 1000.0))
-            calls.add_widget(b)
+        if [b.tag for b in reversed(calls.children)] != [f"call:{p}" for p in s.players]:
+            calls.clear_widgets()
+            for i, p in enumerate(s.players):
+                b = CallButton(text=f"CALL  {i + 1}  {p}", seat=i, tag=f"call:{p}")
+                b.bind(on_press=lambda b, p=p: app.call(p, b.press_t * 1000.0))
+                calls.add_widget(b)
+        for b in calls.children:
+            p = b.tag[5:]
+            b.disabled = not (p not in h.bidders and p not in h.callers and h.standing_bid is not None
+                              and h.phase in ("bidding", "called"))
         self.ids.countdown.disabled = not (h.phase == "bidding" and bid is not None and h.countdown_by is None)
         self.ids.undo.disabled = len(h.moves) <= 1
 
@@ -326,9 +329,9 @@ class ShowdownScreen(Screen):
             total += c
             rows.add_widget(_lab(p, "24sp", bold=True))
             for k, v in ((0, n), (1, w)):
-                minus = FlatButton(text="-", font_size="28sp")
+                minus = FlatButton(text="-", font_size="28sp", tag=f"{p}:{'nw'[k]}-")
                 minus.bind(on_press=lambda b, p=p, k=k: self.bump(p, k, -1))
-                plus = FlatButton(text="+", font_size="28sp")
+                plus = FlatButton(text="+", font_size="28sp", tag=f"{p}:{'nw'[k]}+")
                 plus.bind(on_press=lambda b, p=p, k=k: self.bump(p, k, 1))
                 rows.add_widget(minus)
                 rows.add_widget(_lab(str(v), "30sp", bold=True))

@@ -21,10 +21,12 @@ class FlatButton(Button):
     """A flat, large-text button (>= 48dp high by the kv rule)."""
 
     bg = ListProperty([0.20, 0.32, 0.36, 1])
+    tag = StringProperty("")  # a stable name for tests and screenshots ("Eris:n+", "seat:Eris")
 
 
 class FlatToggle(ToggleButton):
     bg = ListProperty([0.20, 0.32, 0.36, 1])
+    tag = StringProperty("")
 
 
 class CallButton(FlatButton):

@@ -1,0 +1,202 @@
+"""The tablet app driven by real touches under Xvfb: a whole Pirate's Bluff hand, a countdown, undo, keys,
+resume. Runs the app in-process with a temporary KIVY_HOME and data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytestmark = pytest.mark.ui
+
+if not os.environ.get("DISPLAY"):
+    pytest.skip("needs a display: run under xvfb-run (make test does)", allow_module_level=True)
+
+from ui_driver import find, labels, pump, screen, start_app, tap, tap_text, touch, wait_until  # noqa: E402
+
+STARTING = {"Arville": "2D", "Bethany": "2C", "Carter": "3A", "Douglas": "4A", "Eris": "7A"}
+BIDS = [("Bethany", 3, 2), ("Arville", 4, 2), ("Carter", 5, 2), ("Bethany", 5, 7), ("Douglas", 6, 7),
+        ("Carter", 7, 2), ("Eris", 7, 7)]
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    data = tmp_path_factory.mktemp("data")
+    a = start_app(tmp_path_factory.mktemp("kivy_home"), data)
+    a.test_data_dir = data
+    yield a
+    a.stop()
+
+
+def deal_by_touch(app, cards):
+    assert screen(app).name == "deal"
+    for p, c in cards.items():
+        tap_text(app, tag=f"deal:{p}")
+        tap_text(app, tag=f"rank:{0 if c[0] == 'W' else c[0]}")
+        tap_text(app, tag=f"letter:{c[1]}")
+    for p, c in cards.items():
+        assert find(screen(app), tag=f"deal:{p}").text.endswith(c.replace("W", "0"))
+    tap_text(app, text="Reveal: who bids first?")
+
+
+def bid_by_touch(app, player, q, r):
+    scr = screen(app)
+    assert scr.name == "bid"
+    tap_text(app, tag=f"seat:{player}")
+    for _ in range(6):  # page to the row of this quantity
+        try:
+            b = find(screen(app), tag=f"bid:{q}x{r}")
+            break
+        except AssertionError:
+            tap(scr.ids.q_up)
+    tap(b)
+    assert app.session.hand.standing_bid == (q, r), app.status_text
+
+
+def test_whole_hand_with_simultaneous_call(app):
+    st = screen(app)
+    assert st.name == "start"
+    assert "No saved session yet." in labels(st)
+    tap_text(app, text="5 players")
+    for _ in range(4):  # 10 -> 20 -> 50 -> 100 -> 250 ms
+        tap(find(st.ids.window_ms, text="+"))
+    assert st.ids.window_ms.value == 250
+    tap_text(app, text="Start a new session")
+
+    # antes and hand size announced
+    deal = screen(app)
+    assert deal.name == "deal"
+    assert deal.ids.title.text == "Hand 1: ante 1 each, pot 5.  Deal 7 cards to each player."
+    assert find(deal, text="Scan with the camera").disabled or "camera reader available" in deal.ids.camera_note.text
+    # a card dealt to one seat is not offered to another
+    tap_text(app, tag="deal:Arville")
+    tap_text(app, tag="rank:2")
+    tap_text(app, tag="letter:D")
+    tap_text(app, tag="deal:Bethany")
+    tap_text(app, tag="rank:2")
+    assert find(deal, tag="letter:D").disabled
+    assert not find(deal, tag="letter:C").disabled
+    deal_by_touch(app, STARTING)
+
+    bid = screen(app)
+    assert bid.name == "bid"
+    assert bid.ids.banner.text == "First bidder: Bethany  (2C)"
+    # only legal bids are offered: Arville may not open, Bethany may
+    assert find(bid, tag="seat:Arville").disabled
+    assert not find(bid, tag="bid:1x1").disabled
+    # no CALL before a bid
+    assert all(find(bid, tag=f"call:{p}").disabled for p in STARTING)
+    for p, q, r in BIDS:
+        bid_by_touch(app, p, q, r)
+        if (p, q, r) == ("Bethany", 3, 2):
+            tap_text(app, tag="seat:Arville")
+            assert find(screen(app), tag="bid:3x2").disabled  # does not beat 3 Twos
+            assert not find(screen(app), tag="bid:3x3").disabled
+            assert find(screen(app), tag="seat:Bethany").disabled  # cannot act twice in a row
+    assert bid.ids.banner.text == "Eris:  7 Sevens"
+    assert find(bid, tag="call:Eris").disabled  # cannot call one's own bid
+
+    # a simultaneous call: Douglas and Carter press CALL within the window
+    t1 = touch(find(bid, tag="call:Douglas"))
+    t2 = touch(find(bid, tag="call:Carter"))
+    t1.touch_down(); t1.touch_up()
+    t2.touch_down(); t2.touch_up()
+    pump()
+    assert app.session.hand.callers == ("Douglas", "Carter"), app.status_text
+    assert wait_until(lambda: screen(app).name == "showdown", 3)
+    sd = screen(app)
+    assert sd.ids.subline.text == "Douglas and Carter called at the same time."
+    assert sd.ids.banner.text == "SHOWDOWN: Eris bid 7 Sevens"
+
+    # showdown by touching counts (the rulebook's hands: 6 sevens in play)
+    for tag, n in [("Arville:w+", 1), ("Bethany:n+", 2), ("Douglas:w+", 1), ("Eris:n+", 3), ("Eris:w+", 1)]:
+        for _ in range(n):
+            tap_text(app, tag=tag)
+    assert sd.ids.total.text == "In play: 6 of 7"
+    tap_text(app, text="Rule the showdown")
+
+    ru = screen(app)
+    assert ru.name == "ruling"
+    assert ru.ids.banner.text == "7 Sevens FAILS: 6 in play"
+    stacks = app.session.hand.stacks
+    # Eris pays 7 to Douglas and Carter; they share penalty + pot (3 + 3 each, the odd coin via the pot)
+    assert stacks == {"Arville": 49, "Bethany": 49, "Carter": 55, "Douglas": 55, "Eris": 42}
+    assert app.session.hand.pot == 0
+    assert "+5" in labels(ru) and "-8" in labels(ru)  # change from before the ante
+
+    tap_text(app, text="Next hand")
+    assert screen(app).name == "deal"
+    assert screen(app).ids.title.text.startswith("Hand 2: ante 1 each")
+    saved = json.loads((app.test_data_dir / "session.json").read_text())
+    assert saved["stacks"] == stacks and len(saved["history"]) == 1
+    assert saved["history"][0]["callers"] == ["Douglas", "Carter"]
+
+    tap(app.root_widget.ids.nav_history)
+    hist = screen(app)
+    assert hist.name == "history"
+    assert any(t.startswith("#1: Eris bid 7 Sevens, called by Douglas & Carter: fails (6 in play)")
+               for t in labels(hist))
+    assert hist.ids.plot.series == [{p: 50 for p in STARTING}, stacks]
+
+
+def test_countdown_undo_keys_and_resume(app):
+    from kivy.core.window import Window
+
+    if app.session is None or app.session.hand is None or app.session.hand.phase != "starting":
+        pytest.skip("follows the whole-hand test")
+    app.config.set("table", "pace_ms", "40")
+    tap(app.root_widget.ids.nav_hand)
+    deal_by_touch(app, {"Arville": "5A", "Bethany": "1H", "Carter": "6B", "Douglas": "WC", "Eris": "8A"})
+    bid = screen(app)
+    assert bid.ids.banner.text == "First bidder: Douglas  (0C)"
+    bid_by_touch(app, "Douglas", 2, 5)
+    before = dict(app.session.hand.stacks)
+    tap_text(app, text="Countdown")
+    assert app.session.hand.countdown_by == "Douglas"
+    assert wait_until(lambda: screen(app).name == "ruling", 3)
+    assert screen(app).ids.banner.text == "Dead! Douglas takes the pot (2 Fives)"
+    after = app.session.hand.stacks
+    assert after["Douglas"] == before["Douglas"] + 4 + 5  # 1 coin from each of 4 others, the pot of 5 antes
+    # undo the dead and the countdown: back to bidding, Douglas's bid standing
+    tap_text(app, text="Undo")
+    assert screen(app).name == "bid" and app.session.hand.countdown_by == "Douglas", (app.status_text, app.session.hand.moves)
+    tap_text(app, text="Undo last action")
+    assert app.session.hand.countdown_by is None and app.session.hand.standing_bid == (2, 5)
+    # keys 1-8 are the software box: key 2 is Bethany's CALL
+    Window.dispatch("on_key_down", ord("2"), 0, "2", [])
+    pump()
+    assert app.session.hand.callers == ("Bethany",)
+    assert wait_until(lambda: screen(app).name == "showdown", 3)
+    state = app.session.to_dict()
+
+    # "kill" the app: drop the session in memory and resume from the state file
+    app.session = None
+    tap(app.root_widget.ids.nav_start)
+    st = screen(app)
+    assert "1 hands played, hand in play: called." in st.ids.resume_info.text
+    tap_text(app, text="Resume the last session")
+    assert screen(app).name == "showdown"
+    assert app.session.to_dict() == state
+    assert screen(app).ids.subline.text.startswith("Bethany called.")
+
+
+def test_illegal_intent_shows_reason_and_changes_nothing(app):
+    if app.session is None or app.session.hand is None or app.session.hand.phase != "called":
+        pytest.skip("follows the countdown test")
+    snap = app.session.hand.snapshot()
+    app.bid("Arville", 9, 9)
+    assert app.status_error and "already called" in app.status_text
+    assert app.session.hand.snapshot() == snap
+
+
+def test_screens_ledger_powderkeg_settings(app):
+    tap(app.root_widget.ids.nav_ledger)
+    assert screen(app).name == "ledger"
+    assert "Carter" in labels(screen(app))
+    tap(app.root_widget.ids.nav_settings)
+    assert screen(app).name == "settings"
+    assert any("Countdown pace" in t for t in labels(screen(app)))
+    tap(app.root_widget.ids.nav_powderkeg)
+    assert screen(app).name == "powderkeg"
+    assert screen(app).ids.note.text
