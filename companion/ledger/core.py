@@ -321,6 +321,34 @@ class Ledger:
         return {"players": list(st.seated), "stacks": {p: st.bal(stack(p)) for p in st.seated},
                 "pot_carry": st.pot}
 
+    def record_for(self, record: Any) -> dict[str, Any]:
+        """A copy of a hand record with ``stacks`` and ``options.pot_carry`` taken from the ledger, so that the
+        referee rules against the real balances. A record that states different ones is refused."""
+        if not isinstance(record, dict):
+            raise LedgerError("record: a JSON object")
+        t = self.table()
+        players = record.get("players")
+        if not isinstance(players, list):
+            raise LedgerError("record.players: a list of names")
+        for p in players:
+            if p not in t["stacks"]:
+                raise LedgerError(f"record.players: {p!r} is not seated at this ledger's table")
+        stacks = {p: t["stacks"][p] for p in players}
+        stated = record.get("stacks")
+        if stated is not None:
+            if not isinstance(stated, dict):
+                raise LedgerError("record.stacks: an object player -> coins")
+            for p, v in stated.items():
+                if p in stacks and v != stacks[p]:
+                    raise LedgerError(f"record.stacks.{p}: the record says {v!r}, the ledger says {stacks[p]}")
+        options = record.get("options", {})
+        if not isinstance(options, dict):
+            raise LedgerError("record.options: an object")
+        if "pot_carry" in options and options["pot_carry"] != t["pot_carry"]:
+            raise LedgerError(f"record.options.pot_carry: the record says {options['pot_carry']!r}, "
+                              f"the ledger says {t['pot_carry']}")
+        return {**record, "stacks": stacks, "options": {**options, "pot_carry": t["pot_carry"]}}
+
     def standings(self, st: State | None = None) -> dict[str, dict[str, Any]]:
         st = st or self.state()
         bought = {p: 0 for p in st.players}
@@ -503,8 +531,12 @@ class Ledger:
                     raise LedgerError(f"entry {t.id} ({t.kind}) cannot be undone")
                 if st.ended_by is not None and t.id != st.ended_by and t.kind != "end_split":
                     raise LedgerError("the session has ended; undo the end first")
-                out.append(self._write(st, "undo", {k: -v for k, v in t.postings.items()},
-                                       memo or f"undo entry {t.id} ({t.kind})", meta={}, action=a, reverses=t.id))
+                try:
+                    out.append(self._write(st, "undo", {k: -v for k, v in t.postings.items()},
+                                           memo or f"undo entry {t.id} ({t.kind})", meta={}, action=a,
+                                           reverses=t.id))
+                except LedgerError as exc:
+                    raise LedgerError(f"cannot undo entry {t.id} ({t.kind}): {str(exc).split(': ', 1)[-1]}") from None
             return out
 
     # ------------------------------------------------------------------ rulings
