@@ -25,8 +25,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from companion.errors import PirateTableError
 from companion.ledger import schema
+from companion.ledger.errors import LedgerError
 from companion.ledger.settle import settle as _settle
 
 GENESIS = "0" * 64
@@ -41,10 +41,6 @@ LEDGER_KINDS = STATUS_KINDS | MONEY_KINDS | {"undo"}
 RULING_KINDS = {"ante", "bet", "pot_award", "penalty", "split", "countdown_coin", "dock_penalty", "refund"}
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _NAME_RE = re.compile(r"^[^\s:,\"][^:,\"]{0,31}$")
-
-
-class LedgerError(PirateTableError):
-    """A refused ledger action or a broken ledger file. Nothing was written."""
 
 
 def stack(p: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from companion.errors import PirateTableError
+from companion.ledger.errors import LedgerError
 
 SCHEMA_VERSION = 2
 
@@ -71,10 +71,10 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
         try:
             postings = json.loads(text)
         except json.JSONDecodeError:
-            raise PirateTableError(f"migration v1->v2: entry {entry_id}: postings are not JSON") from None
+            raise LedgerError(f"migration v1->v2: entry {entry_id}: postings are not JSON") from None
         for account, amount in sorted(postings.items()):
             if not isinstance(amount, int) or isinstance(amount, bool):
-                raise PirateTableError(f"migration v1->v2: entry {entry_id}: amount {amount!r} is not whole")
+                raise LedgerError(f"migration v1->v2: entry {entry_id}: amount {amount!r} is not whole")
             if amount:
                 conn.execute(
                     "INSERT INTO postings (entry_id, account, amount) VALUES (?, ?, ?)",
@@ -96,14 +96,14 @@ def migrate(conn: sqlite3.Connection) -> int:
     """Bring an existing database up to SCHEMA_VERSION, one step per transaction. Returns the old version."""
     old = conn.execute("PRAGMA user_version").fetchone()[0]
     if old > SCHEMA_VERSION:
-        raise PirateTableError(
+        raise LedgerError(
             f"ledger schema version {old} is newer than this program understands ({SCHEMA_VERSION})"
         )
     version = old
     while version < SCHEMA_VERSION:
         step = MIGRATIONS.get(version)
         if step is None:
-            raise PirateTableError(f"ledger schema version {version} has no migration")
+            raise LedgerError(f"ledger schema version {version} has no migration")
         conn.execute("BEGIN IMMEDIATE")
         try:
             step(conn)

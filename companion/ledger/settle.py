@@ -11,7 +11,7 @@ transfers by matching the largest debtor with the largest creditor until the gro
 
 from __future__ import annotations
 
-from companion.errors import PirateTableError
+from companion.ledger.errors import LedgerError
 
 MAX_EXACT = 16  # 2**16 masks * 16: well under a second; the games seat at most 8
 
@@ -23,9 +23,9 @@ def max_zero_sum_groups(values: list[int]) -> tuple[int, list[list[int]]]:
     if n == 0:
         return 0, []
     if sum(values) != 0:
-        raise PirateTableError(f"nets sum to {sum(values)}, not 0: nobody can square that")
+        raise LedgerError(f"nets sum to {sum(values)}, not 0: nobody can square that")
     if n > MAX_EXACT:
-        raise PirateTableError(f"settle-up is exact for up to {MAX_EXACT} people with a non-zero result, got {n}")
+        raise LedgerError(f"settle-up is exact for up to {MAX_EXACT} people with a non-zero result, got {n}")
     full = (1 << n) - 1
     sums = [0] * (full + 1)
     for mask in range(1, full + 1):
@@ -69,7 +69,7 @@ def settle(nets: dict[str, int]) -> list[tuple[str, str, int]]:
     names = sorted(p for p, v in nets.items() if v != 0)
     values = [nets[p] for p in names]
     if sum(nets.values()) != 0:
-        raise PirateTableError(f"results sum to {sum(nets.values())}, not 0: nobody can square that")
+        raise LedgerError(f"results sum to {sum(nets.values())}, not 0: nobody can square that")
     _, groups = max_zero_sum_groups(values)
     transfers: list[tuple[str, str, int]] = []
     for group in groups:
