@@ -383,3 +383,43 @@ def test_cli_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path):
         assert r.stderr.count("\n") == 1 and message in r.stderr, (args, r.stderr)
     assert json.loads(cli("ledger", db, "show", "--json").stdout)["head"] == head
     assert not (tmp_path / "missing.db").exists() and not (tmp_path / "x.db").exists()
+
+
+def test_import_refuses_a_rehashed_csv_with_a_bad_timestamp(tmp_path, led):
+    """A forger who recomputes every hash still cannot slip in a malformed entry."""
+    import dataclasses
+
+    entries = led.entries()
+    forged, prev = [], entries[0].prev_hash
+    for e in entries:
+        if e.id == 3:
+            e = dataclasses.replace(e, ts="yesterday-ish")
+        e = dataclasses.replace(e, prev_hash=prev)
+        e = dataclasses.replace(e, hash=e.digest())
+        forged.append(e)
+        prev = e.hash
+    from companion.ledger.csvio import COLUMNS
+
+    buf = io.StringIO()
+    import csv
+
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for e in forged:
+        for a, v in (sorted(e.postings.items()) or [("", "")]):
+            w.writerow([e.id, e.ts, e.kind, e.memo, e.reverses or "", json.dumps(e.meta), a, v, e.prev_hash, e.hash])
+    with pytest.raises(LedgerError, match="entry 3: bad timestamp"):
+        import_csv(io.StringIO(buf.getvalue()), tmp_path / "forged.db")
+    assert not (tmp_path / "forged.db").exists()
+
+
+def test_record_for_fills_stacks_and_pot_from_the_ledger(led):
+    rec = {"game": "pirates-bluff", "players": ["A", "B", "C"], "options": {"ante": 1}}
+    led.apply_ruling(ante_and_win(led, "A", "B", 7))
+    filled = led.record_for(rec)
+    assert filled["stacks"] == {"A": 59, "B": 42, "C": 49} and filled["options"] == {"ante": 1, "pot_carry": 0}
+    assert rec == {"game": "pirates-bluff", "players": ["A", "B", "C"], "options": {"ante": 1}}  # not mutated
+    with pytest.raises(LedgerError, match="record.options.pot_carry"):
+        led.record_for({**rec, "options": {"pot_carry": 3}})
+    with pytest.raises(LedgerError, match="not seated"):
+        led.record_for({**rec, "players": ["A", ["B"]]})

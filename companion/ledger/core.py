@@ -327,7 +327,7 @@ class Ledger:
         if not isinstance(players, list):
             raise LedgerError("record.players: a list of names")
         for p in players:
-            if p not in t["stacks"]:
+            if not isinstance(p, str) or p not in t["stacks"]:
                 raise LedgerError(f"record.players: {p!r} is not seated at this ledger's table")
         stacks = {p: t["stacks"][p] for p in players}
         stated = record.get("stacks")
@@ -660,6 +660,11 @@ def _fold(st: State, e: Entry, check_hash: bool = False) -> None:
         raise LedgerError(f"{where}: prev_hash does not match the previous entry's hash (chain broken)")
     if check_hash and e.digest() != e.hash:
         raise LedgerError(f"{where}: hash does not match its content (tampered)")
+    try:
+        if datetime.fromisoformat(e.ts).tzinfo is None:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise LedgerError(f"{where}: bad timestamp {e.ts!r}") from None
     if not _KIND_RE.match(e.kind or ""):
         raise LedgerError(f"{where}: bad kind {e.kind!r}")
     for a, v in e.postings.items():
@@ -675,8 +680,14 @@ def _fold(st: State, e: Entry, check_hash: bool = False) -> None:
         if e.kind != "session_start" or e.postings:
             raise LedgerError(f"{where}: a ledger starts with session_start")
         st.session = dict(e.meta.get("session") or {})
-        if not st.session.get("started") or not _is_int(st.session.get("buy_in")):
-            raise LedgerError(f"{where}: session settings are incomplete")
+        try:
+            datetime.fromisoformat(st.session["started"])
+            ok = _is_int(st.session["buy_in"]) and all(
+                st.session.get(k) is None or _is_int(st.session[k]) for k in ("minutes", "rounds"))
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise LedgerError(f"{where}: session settings are incomplete or malformed")
     elif e.kind == "session_start":
         raise LedgerError(f"{where}: a second session_start")
 
