@@ -16,6 +16,7 @@ from companion.errors import RecordError
 
 GAMES: dict[str, str] = {
     "pirates-bluff": "companion.games.pirates_bluff_record",
+    "powderkeg": "companion.games.powderkeg_record",
 }
 
 
