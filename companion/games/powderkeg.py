@@ -23,13 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
-from companion.errors import IllegalActionError, PirateTableError
+from companion.errors import PirateTableError
+from companion.games.base import DEFAULT_STACK, POT, Entry, Referee
 from companion.island import IslandCard, is_dead, island_deck
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
-POT = "pot"
-DEFAULT_STACK = 50
 CALLS = ("live", "die", "fold")
 MISDEAL_RULINGS = ("void", "dealer_pays")
 DECK_SIZE = 54
@@ -122,27 +121,6 @@ Action = Dock | Reveal | Call
 
 
 @dataclass(frozen=True)
-class Entry:
-    """A balanced movement of coins: postings over players and "pot" sum to zero."""
-
-    kind: str
-    postings: tuple[tuple[str, int], ...]
-    memo: str = ""
-
-    def __post_init__(self) -> None:
-        total = sum(v for _, v in self.postings)
-        if total != 0:  # a referee bug, never user input
-            raise AssertionError(f"unbalanced entry {self.kind}: {self.postings}")
-
-    @property
-    def moves_coins(self) -> bool:
-        return any(v for _, v in self.postings)
-
-    def as_dict(self) -> dict:
-        return {"kind": self.kind, "postings": dict(self.postings), "memo": self.memo}
-
-
-@dataclass(frozen=True)
 class CallRound:
     """The calls on one card. ``card`` is None when everyone folded (the card was then shown, not played)."""
 
@@ -214,7 +192,7 @@ def dead_position(cards: Iterable[IslandCard]) -> int | None:
 # --------------------------------------------------------------------------------------------- the round
 
 
-class PowderkegRound:
+class PowderkegRound(Referee[Action, _State]):
     """One round of Powderkeg, from antes to settlement. ``players`` are in seat order, clockwise."""
 
     def __init__(
@@ -255,8 +233,8 @@ class PowderkegRound:
             "ante", tuple(antes) + ((POT, -sum(v for _, v in antes)),),
             f"ante: dealer {dealer} {o.dealer_ante}, others {o.ante} each",
         )
+        super().__init__()
         self._state = _State("dock")
-        self._history: list[tuple[Action, _State]] = []
 
     # ---------------------------------------------------------------- reading state
     @property
@@ -305,13 +283,6 @@ class PowderkegRound:
     def outcome(self) -> Outcome | None:
         return self._state.outcome
 
-    @property
-    def moves(self) -> list[Action]:
-        return [a for a, _ in self._history]
-
-    def snapshot(self) -> _State:
-        """The immutable current state (equal snapshots mean equal rounds)."""
-        return self._state
 
     def _pending_entry(self) -> Entry | None:
         s = self._state
@@ -412,9 +383,6 @@ class PowderkegRound:
             return None
         return f"unknown action {action!r}"
 
-    def is_legal(self, action: Action) -> bool:
-        return self.why_illegal(action) is None
-
     def legal_actions(self) -> list[Action]:
         s = self._state
         if s.phase == "dock":
@@ -427,26 +395,6 @@ class PowderkegRound:
         return []
 
     # ---------------------------------------------------------------- apply / undo
-    def apply(self, action: Action) -> None:
-        reason = self.why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        new = self._next(action)
-        self._history.append((action, self._state))
-        self._state = new
-
-    push = apply
-
-    def undo(self) -> Action:
-        """Take back the last action exactly; returns it."""
-        if not self._history:
-            raise IllegalActionError("nothing to undo")
-        action, prev = self._history.pop()
-        self._state = prev
-        return action
-
-    pop = undo
-
     def _finish_play(self, s: _State, end: str, winners: tuple[str, ...] = ()) -> _State:
         s = replace(s, end=end, ended_at=len(s.revealed), winners=winners, in_players=(), pending=())
         return self._maybe_settle(s)

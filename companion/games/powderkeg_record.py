@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.errors import CardError, PirateTableError, RecordError
+from companion import records
+from companion.errors import PirateTableError, RecordError
 from companion.games.powderkeg import (
     CALLS,
-    DEFAULT_STACK,
     MAX_PLAYERS,
     MIN_PLAYERS,
-    POT,
     Call,
     DealRotation,
     Dock,
@@ -46,59 +45,18 @@ RULEBOOK_EXAMPLE: dict[str, Any] = {
 }
 
 
-def _int(v: Any, where: str, lo: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise RecordError(f"{where}: expected a whole number, got {v!r}")
-    if lo is not None and v < lo:
-        raise RecordError(f"{where}: must be at least {lo}, got {v}")
-    return v
-
-
-def _card(v: Any, where: str) -> IslandCard:
-    try:
-        return IslandCard.parse(v)
-    except CardError as exc:
-        raise RecordError(f"{where}: {exc}") from None
-
-
-def _player(v: Any, players: list[str], where: str) -> str:
-    if v not in players:
-        raise RecordError(f"{where}: unknown player {v!r} (players: {', '.join(players)})")
-    return v
-
-
 def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
     """Validate a record and return it in typed form. Raises RecordError naming the first bad place."""
-    if not isinstance(rec, dict):
-        raise RecordError("record: expected a JSON object")
-    extra = set(rec) - KEYS
-    if extra:
-        raise RecordError(f"{sorted(extra)[0]}: unknown key (known: {', '.join(sorted(KEYS))})")
-    if rec.get("game") != "powderkeg":
-        raise RecordError(f"game: expected 'powderkeg', got {rec.get('game')!r}")
-
-    players = rec.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise RecordError("players: expected a list of names in seat order (clockwise)")
-    if len(set(players)) != len(players):
-        raise RecordError("players: names must be distinct")
-    if POT in players:
-        raise RecordError(f"players: {POT!r} is reserved for the pot")
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RecordError(f"players: Powderkeg is for {MIN_PLAYERS}-{MAX_PLAYERS} players, got {len(players)}")
+    records.check_keys(rec, KEYS, "powderkeg")
+    players = records.players_of(rec, MIN_PLAYERS, MAX_PLAYERS, "Powderkeg", "seat order (clockwise)")
     if "dealer" not in rec:
         raise RecordError("dealer: missing (the player who deals and plays the hand)")
     dealer = rec["dealer"]
     if dealer not in players:
         raise RecordError(f"dealer: {dealer!r} is not one of the players ({', '.join(players)})")
 
-    stacks_in = rec.get("stacks", {})
-    if not isinstance(stacks_in, dict):
-        raise RecordError("stacks: expected an object player -> coins")
-    for p in stacks_in:
-        _player(p, players, f"stacks.{p}")
-    stacks = {p: _int(stacks_in.get(p, DEFAULT_STACK), f"stacks.{p}", 0) for p in players}
-    pot_carry = _int(rec.get("pot_carry", 0), "pot_carry", 0)
+    stacks = records.stacks_of(rec, players)
+    pot_carry = records.whole(rec.get("pot_carry", 0), "pot_carry", 0)
 
     opts_in = rec.get("options", {})
     if not isinstance(opts_in, dict):
@@ -120,7 +78,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
 
     if "dock" not in rec:
         raise RecordError("dock: missing (the docked card, e.g. 'K:anchors')")
-    dock = _card(rec["dock"], "dock")
+    dock = records.card(IslandCard.parse, rec["dock"], "dock")
     claim(dock, "dock")
     hand_in = rec.get("hand")
     if not isinstance(hand_in, list):
@@ -129,7 +87,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
         raise RecordError(f"hand: {len(hand_in)} cards, but the dealer sets {options.hand_size}")
     hand = []
     for i, c in enumerate(hand_in):
-        card = _card(c, f"hand[{i}]")
+        card = records.card(IslandCard.parse, c, f"hand[{i}]")
         claim(card, f"hand[{i}]")
         hand.append(card)
 
@@ -148,7 +106,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
             raise RecordError(f"{where}: expected an object player -> live, die or fold")
         parsed = {}
         for p, c in entry.items():
-            _player(p, players, f"{where}.{p}")
+            records.player(p, players, f"{where}.{p}")
             if not isinstance(c, str) or c.strip().lower() not in CALLS:
                 raise RecordError(f"{where}.{p}: expected live, die or fold, got {c!r}")
             parsed[p] = c.strip().lower()
