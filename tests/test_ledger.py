@@ -415,6 +415,8 @@ def test_import_refuses_a_rehashed_csv_with_a_bad_timestamp(tmp_path, led):
 
 def test_record_for_fills_stacks_and_pot_from_the_ledger(led):
     rec = {"game": "pirates-bluff", "players": ["A", "B", "C"], "options": {"ante": 1}}
+    assert led.record_for({"game": "powderkeg", "players": ["A", "B"]}) == {
+        "game": "powderkeg", "players": ["A", "B"], "stacks": {"A": 50, "B": 50}, "pot_carry": 0}
     led.apply_ruling(ante_and_win(led, "A", "B", 7))
     filled = led.record_for(rec)
     assert filled["stacks"] == {"A": 59, "B": 42, "C": 49} and filled["options"] == {"ante": 1, "pot_carry": 0}
@@ -423,3 +425,20 @@ def test_record_for_fills_stacks_and_pot_from_the_ledger(led):
         led.record_for({**rec, "options": {"pot_carry": 3}})
     with pytest.raises(LedgerError, match="not seated"):
         led.record_for({**rec, "players": ["A", ["B"]]})
+
+
+def test_cli_powderkeg_rounds_go_through_the_ledger_too(tmp_path):
+    db = tmp_path / "p.db"
+    pk = ROOT / "examples" / "powderkeg-rulebook.json"
+    assert cli("ledger", db, "new", "--players", "Alfonse,Beatrice,Cowen,Dougherty,Eron", "--rounds", "2").returncode == 0
+    r1 = cli("referee", pk, "--ledger", db)
+    assert r1.returncode == 0, r1.stderr
+    ruling = json.loads(r1.stdout)
+    shown = json.loads(cli("ledger", db, "show", "--json").stdout)
+    assert {p: v["stack"] for p, v in shown["players"].items()} == ruling["stacks"]
+    assert shown["pot"] == ruling["pot_carry"]
+    r2 = json.loads(cli("referee", pk, "--ledger", db).stdout)
+    assert r2["pot_carry_before"] == ruling["pot_carry"]
+    r3 = cli("referee", pk, "--ledger", db)
+    assert r3.returncode == 2 and "2 rounds have been played" in r3.stderr
+    assert cli("ledger", db, "verify").returncode == 0

@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with a one-line error and exit code 2.",
     )
     p.add_argument("record", nargs="?", help="the record file (JSON); see README 'Hand records'")
-    p.add_argument("--demo", action="store_true", help="rule the rulebook's example hand and print it")
+    p.add_argument("--demo", nargs="?", const="pirates-bluff", choices=["pirates-bluff", "powderkeg"],
+                   help="rule the rulebook's example of GAME (default pirates-bluff) and print it")
     p.add_argument(
         "--ledger",
         metavar="FILE.db",
@@ -29,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from companion import records
 
     if args.demo:
-        from companion.games.pirates_bluff_record import RULEBOOK_EXAMPLE
+        import importlib
 
-        record = RULEBOOK_EXAMPLE
+        record = importlib.import_module(records.GAMES[args.demo]).RULEBOOK_EXAMPLE
     elif args.record:
         record = records.load_record(args.record)
     else:

@@ -337,13 +337,23 @@ class Ledger:
             for p, v in stated.items():
                 if p in stacks and v != stacks[p]:
                     raise LedgerError(f"record.stacks.{p}: the record says {v!r}, the ledger says {stacks[p]}")
+        # Where a game's record carries the pot left from the previous hand: Pirate's Bluff has it in
+        # options.pot_carry, Powderkeg (and any later game) at the top level.
         options = record.get("options", {})
-        if not isinstance(options, dict):
-            raise LedgerError("record.options: an object")
-        if "pot_carry" in options and options["pot_carry"] != t["pot_carry"]:
-            raise LedgerError(f"record.options.pot_carry: the record says {options['pot_carry']!r}, "
-                              f"the ledger says {t['pot_carry']}")
-        return {**record, "stacks": stacks, "options": {**options, "pot_carry": t["pot_carry"]}}
+        stated_pots = [("pot_carry", record["pot_carry"])] if "pot_carry" in record else []
+        if isinstance(options, dict) and "pot_carry" in options:
+            stated_pots.append(("options.pot_carry", options["pot_carry"]))
+        for where, v in stated_pots:
+            if v != t["pot_carry"]:
+                raise LedgerError(f"record.{where}: the record says {v!r}, the ledger says {t['pot_carry']}")
+        out = {**record, "stacks": stacks}
+        if record.get("game") == "pirates-bluff":
+            if not isinstance(options, dict):
+                raise LedgerError("record.options: an object")
+            out["options"] = {**options, "pot_carry": t["pot_carry"]}
+        else:
+            out["pot_carry"] = t["pot_carry"]
+        return out
 
     def standings(self, st: State | None = None) -> dict[str, dict[str, Any]]:
         st = st or self.state()
