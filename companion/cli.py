@@ -17,6 +17,7 @@ COMMANDS = [
     "companion.commands.referee",
     "companion.commands.app",
     "companion.commands.odds",
+    "companion.commands.ledger",
 ]
 
 

@@ -89,3 +89,11 @@ def test_wild_written_as_W(tmp_path):
     rec["hands"]["Eris"][6] = "WC"
     p = referee(tmp_path, rec)
     assert p.returncode == 0 and json.loads(p.stdout)["count"] == 6
+
+
+def test_cli_demo_powderkeg():
+    p = subprocess.run([sys.executable, "-m", "companion", "referee", "--demo", "powderkeg"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["game"] == "powderkeg" and sorted(r["winners"]) == ["Beatrice", "Cowen"]

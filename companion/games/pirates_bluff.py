@@ -17,17 +17,16 @@ open (window, ties, rounding, negative stacks).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Mapping
 
 from companion.cards import LETTERS, NATURAL_RANKS, WILD, PBCard, rank_name
-from companion.errors import IllegalActionError, PirateTableError
+from companion.errors import PirateTableError
+from companion.games.base import DEFAULT_STACK, POT, Entry, Referee
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 8
-POT = "pot"
-DEFAULT_STACK = 50
 COPIES_PER_RANK = len(LETTERS)  # 8 naturals of each rank, and 8 wilds
 
 
@@ -189,23 +188,6 @@ Action = RevealStarting | Bid | Call | Countdown | Showdown
 
 
 @dataclass(frozen=True)
-class Entry:
-    """A balanced movement of coins: postings over players and "pot" sum to zero."""
-
-    kind: str
-    postings: tuple[tuple[str, int], ...]
-    memo: str = ""
-
-    def __post_init__(self) -> None:
-        total = sum(v for _, v in self.postings)
-        if total != 0:  # a referee bug, never user input
-            raise AssertionError(f"unbalanced entry {self.kind}: {self.postings}")
-
-    def as_dict(self) -> dict:
-        return {"kind": self.kind, "postings": dict(self.postings), "memo": self.memo}
-
-
-@dataclass(frozen=True)
 class Outcome:
     end: str  # "showdown" or "countdown"
     quantity: int
@@ -240,7 +222,7 @@ class _State:
 # --------------------------------------------------------------------------------------------- the hand
 
 
-class PiratesBluffHand:
+class PiratesBluffHand(Referee[Action, _State]):
     """One hand of Pirate's Bluff, from antes to settlement."""
 
     def __init__(
@@ -275,8 +257,8 @@ class PiratesBluffHand:
             f"ante {ante} each",
         )
         self.max_quantity = theoretical_max(len(self.players), self.options.super_wilds)
+        super().__init__()
         self._state = _State("starting")
-        self._history: list[tuple[Action, _State]] = []
 
     # ---------------------------------------------------------------- reading state
     @property
@@ -337,14 +319,6 @@ class PiratesBluffHand:
                     st[a] += v
         return st
 
-    @property
-    def moves(self) -> list[Action]:
-        return [a for a, _ in self._history]
-
-    def snapshot(self) -> _State:
-        """The immutable current state (equal snapshots mean equal hands)."""
-        return self._state
-
     # ---------------------------------------------------------------- legality
     def why_illegal(self, action: Action) -> str | None:
         """None if the action is legal now, else the reason in one sentence."""
@@ -370,9 +344,6 @@ class PiratesBluffHand:
         if isinstance(action, Call):
             return self._why_call(action)
         return self._why_countdown(action)
-
-    def is_legal(self, action: Action) -> bool:
-        return self.why_illegal(action) is None
 
     def _why_reveal(self, a: RevealStarting) -> str | None:
         if self._state.phase != "starting":
@@ -505,27 +476,7 @@ class PiratesBluffHand:
         t = self._state.last_t or 0.0 if t_ms is None else t_ms
         return self.is_legal(Call(player, t))
 
-    # ---------------------------------------------------------------- apply / undo
-    def apply(self, action: Action) -> None:
-        reason = self.why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        new = self._next(action)
-        self._history.append((action, self._state))
-        self._state = new
-
-    push = apply
-
-    def undo(self) -> Action:
-        """Take back the last action exactly; returns it."""
-        if not self._history:
-            raise IllegalActionError("nothing to undo")
-        action, prev = self._history.pop()
-        self._state = prev
-        return action
-
-    pop = undo
-
+    # ---------------------------------------------------------------- transitions
     def _next(self, a: Action) -> _State:
         s = self._state
         if isinstance(a, RevealStarting):

@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from companion.cards import PBCard
-from companion.errors import CardError, PirateTableError, RecordError
+from companion import records
+from companion.errors import PirateTableError, RecordError
 from companion.games.pirates_bluff import (
-    DEFAULT_STACK,
-    POT,
     Bid,
     Call,
     Countdown,
@@ -53,54 +52,13 @@ RULEBOOK_EXAMPLE: dict[str, Any] = {
 }
 
 
-def _int(v: Any, where: str, lo: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise RecordError(f"{where}: expected a whole number, got {v!r}")
-    if lo is not None and v < lo:
-        raise RecordError(f"{where}: must be at least {lo}, got {v}")
-    return v
-
-
-def _card(v: Any, where: str) -> PBCard:
-    try:
-        return PBCard.parse(v)
-    except CardError as exc:
-        raise RecordError(f"{where}: {exc}") from None
-
-
-def _player(v: Any, players: list[str], where: str) -> str:
-    if v not in players:
-        raise RecordError(f"{where}: unknown player {v!r} (players: {', '.join(players)})")
-    return v
-
-
 def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
     """Validate a record and return it in typed form. Raises RecordError naming the first bad place."""
-    if not isinstance(rec, dict):
-        raise RecordError("record: expected a JSON object")
-    extra = set(rec) - KEYS
-    if extra:
-        raise RecordError(f"{sorted(extra)[0]}: unknown key (known: {', '.join(sorted(KEYS))})")
-    if rec.get("game") != "pirates-bluff":
-        raise RecordError(f"game: expected 'pirates-bluff', got {rec.get('game')!r}")
-
-    players = rec.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise RecordError("players: expected a list of names in seat order")
-    if len(set(players)) != len(players):
-        raise RecordError("players: names must be distinct")
-    if POT in players:
-        raise RecordError(f"players: {POT!r} is reserved for the pot")
-    if not 3 <= len(players) <= 8:
-        raise RecordError(f"players: Pirate's Bluff is for 3-8 players, got {len(players)}")
+    records.check_keys(rec, KEYS, "pirates-bluff")
+    players = records.players_of(rec, 3, 8, "Pirate's Bluff")
     size = hand_size(len(players))
 
-    stacks_in = rec.get("stacks", {p: DEFAULT_STACK for p in players})
-    if not isinstance(stacks_in, dict):
-        raise RecordError("stacks: expected an object player -> coins")
-    for p in stacks_in:
-        _player(p, players, f"stacks.{p}")
-    stacks = {p: _int(stacks_in.get(p, DEFAULT_STACK), f"stacks.{p}", 0) for p in players}
+    stacks = records.stacks_of(rec, players)
 
     opts_in = rec.get("options", {})
     if not isinstance(opts_in, dict):
@@ -108,7 +66,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
     for k in opts_in:
         if k not in OPTION_KEYS:
             raise RecordError(f"options.{k}: unknown option (known: {', '.join(sorted(OPTION_KEYS))})")
-    pot_carry = _int(opts_in.get("pot_carry", 0), "options.pot_carry", 0)
+    pot_carry = records.whole(opts_in.get("pot_carry", 0), "options.pot_carry", 0)
     cyclone = opts_in.get("cyclone")
     if cyclone is True:
         cyclone = "left"
@@ -121,7 +79,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
         options = Options(
             super_wilds=opts_in.get("super_wilds", False),
             window_ms=window,
-            ante=_int(opts_in.get("ante", 1), "options.ante", 0),
+            ante=records.whole(opts_in.get("ante", 1), "options.ante", 0),
             cyclone=cyclone,
         )
     except PirateTableError as exc:
@@ -138,13 +96,13 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(start_in, dict):
         raise RecordError("starting_cards: expected an object player -> card")
     for p in start_in:
-        _player(p, players, f"starting_cards.{p}")
+        records.player(p, players, f"starting_cards.{p}")
     missing = [p for p in players if p not in start_in]
     if missing:
         raise RecordError(f"starting_cards: no starting card for {', '.join(missing)}")
     starting = {}
     for p in players:
-        c = _card(start_in[p], f"starting_cards.{p}")
+        c = records.card(PBCard.parse, start_in[p], f"starting_cards.{p}")
         claim(c, f"starting_cards.{p}")
         starting[p] = c
 
@@ -154,7 +112,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(h_in, dict):
             raise RecordError("hands: expected an object player -> list of cards")
         for p in h_in:
-            _player(p, players, f"hands.{p}")
+            records.player(p, players, f"hands.{p}")
         missing = [p for p in players if p not in h_in]
         if missing:
             raise RecordError(f"hands: no hand for {', '.join(missing)}")
@@ -166,7 +124,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
             if len(cards_in) != size:
                 raise RecordError(f"hands.{p}: {len(cards_in)} cards, but hands are {size} cards "
                                   f"with {len(players)} players")
-            cards = [_card(c, f"hands.{p}[{i}]") for i, c in enumerate(cards_in)]
+            cards = [records.card(PBCard.parse, c, f"hands.{p}[{i}]") for i, c in enumerate(cards_in)]
             if cards[0] != starting[p]:
                 raise RecordError(f"hands.{p}[0]: the hand must begin with the starting card {starting[p]}, "
                                   f"not {cards[0]}")
@@ -182,13 +140,13 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(c_in, dict):
             raise RecordError("showdown_counts: expected an object player -> [naturals, wilds]")
         for p in c_in:
-            _player(p, players, f"showdown_counts.{p}")
+            records.player(p, players, f"showdown_counts.{p}")
         counts = {}
         for p in players:
             v = c_in.get(p)
             if not isinstance(v, list) or len(v) != 2:
                 raise RecordError(f"showdown_counts.{p}: expected [naturals, wilds] of the called rank")
-            counts[p] = (_int(v[0], f"showdown_counts.{p}[0]", 0), _int(v[1], f"showdown_counts.{p}[1]", 0))
+            counts[p] = (records.whole(v[0], f"showdown_counts.{p}[0]", 0), records.whole(v[1], f"showdown_counts.{p}[1]", 0))
 
     events_in = rec.get("events", [])
     if not isinstance(events_in, list):
@@ -209,7 +167,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
             raise RecordError(f"{where}.t_ms: {t} is earlier than the event before ({last_t}); "
                               f"events are in time order")
         last_t = t
-        player = _player(ev.get("player"), players, f"{where}.player")
+        player = records.player(ev.get("player"), players, f"{where}.player")
         kinds = [k for k in EVENT_KINDS if k in ev]
         if len(kinds) != 1:
             raise RecordError(f"{where}: expected exactly one of bid, call, countdown")
@@ -218,8 +176,8 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
             b = ev["bid"]
             if not isinstance(b, list) or len(b) != 2:
                 raise RecordError(f"{where}.bid: expected [quantity, rank]")
-            q = _int(b[0], f"{where}.bid[0]")
-            r = _int(b[1], f"{where}.bid[1]")
+            q = records.whole(b[0], f"{where}.bid[0]")
+            r = records.whole(b[1], f"{where}.bid[1]")
             events.append(Bid(player, q, r, t))
         elif kind == "call":
             if ev["call"] is not True:
