@@ -8,6 +8,7 @@ and replayed through the referee on load.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -28,6 +29,7 @@ from companion.games.pirates_bluff import (
     Showdown,
 )
 from companion.games.pirates_bluff_record import ruling
+from companion.ledger import Ledger
 
 STATE_VERSION = 1
 GAMES = ("pirates-bluff", "powderkeg")
@@ -79,6 +81,49 @@ class TableSession:
         self.history: list[dict[str, Any]] = []  # rulings of finished hands, in order
         self.hand: PiratesBluffHand | None = None
         self.hand_clock_ms = 0.0  # the t_ms of the last event of the hand in play
+        self.ledger_path: str | None = None  # the session's SQLite ledger (companion.ledger), when it has one
+
+    # ------------------------------------------------------------------ the ledger
+    def create_ledger(self, path: str | os.PathLike) -> None:
+        """Open the session's ledger: one SQLite file, everyone buys in. Stacks and pot then come from it."""
+        if self.history or (self.hand is not None and self.hand.moves):
+            raise PirateTableError("a ledger is created with the session, before any hand")
+        with Ledger.create(str(path), self.players, self.buy_in) as led:
+            self._sync_from(led)
+        self.ledger_path = str(path)
+
+    def ledger(self) -> Ledger:
+        if self.ledger_path is None:
+            raise PirateTableError("this session has no ledger")
+        return Ledger.open(self.ledger_path)
+
+    def _sync_from(self, led: Ledger) -> None:
+        t = led.table()
+        self.stacks = {p: t["stacks"][p] for p in self.players}
+        self.pot_carry = t["pot_carry"]
+
+    def _can_change_stacks(self) -> None:
+        if self.hand is not None and self.hand.moves:
+            raise PirateTableError("loans and repayments are made between hands (before the starting cards "
+                                   "are revealed)")
+
+    def _restart_hand(self) -> None:
+        if self.hand is not None:
+            self.hand = PiratesBluffHand(self.players, self.stacks, self.pot_carry, self.options)
+
+    def take_loan(self, player: str, coins: int) -> None:
+        self._can_change_stacks()
+        with self.ledger() as led:
+            led.loan(player, coins)
+            self._sync_from(led)
+        self._restart_hand()
+
+    def repay(self, player: str, coins: int) -> None:
+        self._can_change_stacks()
+        with self.ledger() as led:
+            led.repay(player, coins)
+            self._sync_from(led)
+        self._restart_hand()
 
     # ------------------------------------------------------------------ hands
     def new_hand(self) -> PiratesBluffHand:
@@ -96,10 +141,20 @@ class TableSession:
         if h is None or h.phase != "over":
             raise PirateTableError("no finished hand to commit")
         r = ruling(h, [])
+        if self.ledger_path is not None:
+            # booked in one ledger transaction; a ledger that already holds this very ruling (the app was
+            # killed between the booking and the state file) is not booked twice
+            digest = hashlib.sha256(json.dumps(r, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+            with self.ledger() as led:
+                last = led.entries()[-1]
+                if last.meta.get("ruling") != digest:
+                    led.apply_ruling(r)
+                self._sync_from(led)
+        else:
+            self.stacks = dict(r["stacks"])
+            self.pot_carry = r["pot_carry"]
         r["hand_no"] = len(self.history) + 1
         self.history.append(r)
-        self.stacks = dict(r["stacks"])
-        self.pot_carry = r["pot_carry"]
         self.hand = None
         return r
 
@@ -162,6 +217,7 @@ class TableSession:
             "stacks": self.stacks,
             "pot_carry": self.pot_carry,
             "history": self.history,
+            "ledger": self.ledger_path,
             "hand": hand,
         }
 
@@ -173,6 +229,7 @@ class TableSession:
         s.stacks = {p: int(d["stacks"][p]) for p in s.players}
         s.pot_carry = int(d["pot_carry"])
         s.history = list(d["history"])
+        s.ledger_path = d.get("ledger")
         hd = d.get("hand")
         if hd is not None:
             h = PiratesBluffHand(s.players, hd["stacks"], hd["pot_carry"], s.options)

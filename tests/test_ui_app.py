@@ -139,6 +139,26 @@ def test_whole_hand_with_simultaneous_call(app):
                for t in labels(hist))
     assert hist.ids.plot.series == [{p: 50 for p in STARTING}, stacks]
 
+    # the ledger booked the hand: standings, a loan taken by touch, settle-up text, CSV export
+    from companion.ledger import Ledger
+
+    tap(app.root_widget.ids.nav_ledger)
+    led_scr = screen(app)
+    assert led_scr.name == "ledger"
+    assert "1 hands booked" in led_scr.ids.note.text
+    with Ledger.open(app.session.ledger_path) as led:
+        assert led.table()["stacks"] == stacks
+    assert "+5" in labels(led_scr) and "-8" in labels(led_scr)
+    tap_text(app, tag="loan:Eris")
+    tap_text(app, text="Take loan")
+    with Ledger.open(app.session.ledger_path) as led:
+        st = led.standings()
+    assert st["Eris"]["loans"] == 10 and st["Eris"]["stack"] == 52 and st["Eris"]["net"] == -8
+    assert app.session.hand.stacks_before["Eris"] == 52  # the hand in play starts from the ledger
+    assert led_scr.ids.settle.text.startswith("Settle-up")
+    tap_text(app, text="Export CSV")
+    assert app.last_export.read_text().startswith("entry,ts,kind,memo")
+
 
 def test_countdown_undo_keys_and_resume(app):
     from kivy.core.window import Window

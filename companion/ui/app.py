@@ -190,6 +190,12 @@ class PirateTableApp(App):
         except PirateTableError as exc:
             self.set_status(str(exc), error=True)
             return
+        if services.ledger_status()[0]:
+            try:
+                s.create_ledger(services.new_ledger_path())
+            except PirateTableError as exc:
+                self.set_status(str(exc), error=True)
+                return
         self.session = s
         self._start_hand()
         self.set_status(f"New session: {len(players)} players, buy-in {buy_in}.")
@@ -307,6 +313,49 @@ class PirateTableApp(App):
         self.session.finish_hand()
         self._start_hand()
         self.set_status(f"Hand {len(self.session.history) + 1}: ante in, deal.")
+
+    # ---------------------------------------------------------------- the ledger
+    def _ledger_action(self, fn, done):
+        try:
+            fn()
+        except PirateTableError as exc:
+            self.set_status(str(exc), error=True)
+            return
+        self.save()
+        self.set_status(done)
+        for name in ("ledger", "deal"):
+            self.screens[name].refresh()
+
+    def ledger_loan(self, player, coins):
+        if coins > 0:
+            self._ledger_action(lambda: self.session.take_loan(player, coins),
+                                f"The bank lends {player} {coins} coins.")
+        else:
+            self._ledger_action(lambda: self.session.repay(player, -coins), f"{player} repays {-coins} coins.")
+
+    def ledger_end(self):
+        def end():
+            self.session._can_change_stacks()
+            with self.session.ledger() as led:
+                led.end()
+                self.session._sync_from(led)
+            self.session._restart_hand()
+        self._ledger_action(end, "Session ended: the pot is split and the settle-up is shown.")
+
+    def ledger_export(self):
+        out = services.data_dir() / "exports" / (Path(self.session.ledger_path).stem + ".csv")
+        out.parent.mkdir(parents=True, exist_ok=True)
+
+        def export():
+            from companion.ledger.csvio import export_csv_text
+
+            with self.session.ledger() as led:
+                text = export_csv_text(led)
+            tmp = out.with_suffix(".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, out)
+        self._ledger_action(export, f"Exported the ledger to {out}")
+        self.last_export = out
 
     # ---------------------------------------------------------------- the software box: keys 1-8
     def _on_key_down(self, window, key, scancode, codepoint, modifiers):

@@ -32,6 +32,19 @@ def session_path() -> Path:
     return data_dir() / "session.json"
 
 
+def new_ledger_path() -> Path:
+    """A new SQLite ledger file for a new session (one ledger file holds one session)."""
+    d = data_dir() / "ledgers"
+    d.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    p = d / f"session-{stamp}.db"
+    n = 1
+    while p.exists():
+        n += 1
+        p = d / f"session-{stamp}-{n}.db"
+    return p
+
+
 def _has(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
