@@ -28,8 +28,7 @@ system-deps-test:
 venv: $(RUN_STAMP)
 
 run: system-deps-run $(RUN_STAMP)
-	$(VENV)/bin/pirate-table --help
-	$(VENV)/bin/pirate-table referee --demo
+	$(VENV)/bin/pirate-table app
 	$(VENV)/bin/pirate-table referee --demo powderkeg
 
 test: system-deps-test $(TEST_STAMP)

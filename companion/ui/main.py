@@ -45,6 +45,11 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
     from companion.cards import PBCard
     from companion.ui.app import PirateTableApp
 
+    from companion.ui import services
+
+    if not demo and not services.camera_status()[0] and not services.box_status()[0]:
+        demo = True  # no camera and no box: demo mode (the rulebook's table, the software box)
+        print("pirate-table app: no camera reader and no button box found: demo mode", flush=True)
     app = PirateTableApp(demo=demo or bool(screenshot_dir))
 
     def prefill(*_):
