@@ -142,6 +142,23 @@ class PirateTableApp(App):
             self.screens["showdown"].start()
         self.go(name)
 
+    def beep(self, freq=880):
+        """Play a short beep when Sounds is on (no audio device: silently nothing)."""
+        if self.config.get("table", "sounds") != "1":
+            return
+        snd = self._sounds.get(freq) if hasattr(self, "_sounds") else None
+        if snd is None:
+            from kivy.core.audio import SoundLoader
+
+            self._sounds = getattr(self, "_sounds", {})
+            try:
+                snd = SoundLoader.load(str(services.beep_wav(freq)))
+            except Exception:  # no audio backend on this machine
+                snd = None
+            self._sounds[freq] = snd or False
+        if snd:
+            snd.play()
+
     def set_status(self, text, error=False):
         self.status_text = text
         self.status_error = error
@@ -251,6 +268,7 @@ class PirateTableApp(App):
         self.screens["bid"].stop_beats()
         if self._do(Call(player, self.hand_now_ms(wall_ms))):
             h = self.session.hand
+            self.beep(1320)
             self.set_status(f"CALL: {' & '.join(h.callers)}"
                             + (" (simultaneous)" if len(h.callers) > 1 else ""))
             self.screens["bid"].refresh()

@@ -108,7 +108,7 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
             lambda: None, lambda: None,  # the simultaneity window closes
             counts, shot("showdown"),
             lambda: app.showdown({p: tuple(v) for p, v in DEMO_COUNTS.items()}), shot("ruling"),
-            show("history"), shot("history"),
+            app.next_hand, show("history"), shot("history"),
             show("ledger"), shot("ledger"),
             show("powderkeg"), shot("powderkeg"),
             show("settings"), shot("settings"),

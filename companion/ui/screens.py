@@ -203,6 +203,7 @@ class BidScreen(Screen):
     def _beat(self, dt):
         self.beat_no += 1
         self._show_beats()
+        _app().beep(660 if self.beat_no <= 3 else 440)
         if self.beat_no >= len(BEATS):
             self.stop_beats(keep=True)
             _app().countdown_dead()

@@ -83,3 +83,25 @@ def powderkeg_status() -> tuple[bool, str]:
     if _has("companion.games.powderkeg"):
         return True, "Powderkeg referee available"
     return False, "The Powderkeg referee has not landed yet."
+
+
+def beep_wav(freq: int = 880, ms: int = 120) -> Path:
+    """A short sine beep as a WAV file in the data dir (stdlib wave; written once, atomically)."""
+    import math
+    import struct
+    import wave
+
+    p = data_dir() / f"beep-{freq}-{ms}.wav"
+    if not p.exists():
+        rate = 22050
+        n = rate * ms // 1000
+        frames = b"".join(struct.pack("<h", int(12000 * math.sin(2 * math.pi * freq * i / rate)
+                                                * min(1.0, (n - i) / 400))) for i in range(n))
+        tmp = p.with_suffix(".tmp")
+        with wave.open(str(tmp), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes(frames)
+        os.replace(tmp, p)
+    return p
