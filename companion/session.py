@@ -28,7 +28,10 @@ from companion.games.pirates_bluff import (
     RevealStarting,
     Showdown,
 )
+from companion.games import powderkeg as pk
 from companion.games.pirates_bluff_record import ruling
+from companion.games.powderkeg_record import ruling as pk_ruling
+from companion.island import IslandCard
 from companion.ledger import Ledger
 
 STATE_VERSION = 1
@@ -82,6 +85,15 @@ class TableSession:
         self.hand: PiratesBluffHand | None = None
         self.hand_clock_ms = 0.0  # the t_ms of the last event of the hand in play
         self.ledger_path: str | None = None  # the session's SQLite ledger (companion.ledger), when it has one
+        self.dealer = players[0]  # Powderkeg: the deal passes to the left after each round
+
+    def _new_referee(self, stacks, pot_carry):
+        if self.game == "powderkeg":
+            return pk.PowderkegRound(self.players, self.dealer, stacks, pot_carry, pk.Options())
+        return PiratesBluffHand(self.players, stacks, pot_carry, self.options)
+
+    def _rule(self, h) -> dict[str, Any]:
+        return pk_ruling(h, []) if self.game == "powderkeg" else ruling(h, [])
 
     # ------------------------------------------------------------------ the ledger
     def create_ledger(self, path: str | os.PathLike) -> None:
@@ -109,7 +121,7 @@ class TableSession:
 
     def _restart_hand(self) -> None:
         if self.hand is not None:
-            self.hand = PiratesBluffHand(self.players, self.stacks, self.pot_carry, self.options)
+            self.hand = self._new_referee(self.stacks, self.pot_carry)
 
     def take_loan(self, player: str, coins: int) -> None:
         self._can_change_stacks()
@@ -131,7 +143,7 @@ class TableSession:
             raise PirateTableError("the hand in play is not over")
         if self.hand is not None:
             self.finish_hand()
-        self.hand = PiratesBluffHand(self.players, self.stacks, self.pot_carry, self.options)
+        self.hand = self._new_referee(self.stacks, self.pot_carry)
         self.hand_clock_ms = 0.0
         return self.hand
 
@@ -140,7 +152,7 @@ class TableSession:
         h = self.hand
         if h is None or h.phase != "over":
             raise PirateTableError("no finished hand to commit")
-        r = ruling(h, [])
+        r = self._rule(h)
         if self.ledger_path is not None:
             # booked in one ledger transaction; a ledger that already holds this very ruling (the app was
             # killed between the booking and the state file) is not booked twice
@@ -156,6 +168,8 @@ class TableSession:
         r["hand_no"] = len(self.history) + 1
         self.history.append(r)
         self.hand = None
+        if self.game == "powderkeg":
+            self.dealer = r["next_dealer"]
         return r
 
     def apply(self, action: Any) -> None:
@@ -175,7 +189,7 @@ class TableSession:
     def current_ruling(self) -> dict[str, Any] | None:
         if self.hand is None or self.hand.phase != "over":
             return None
-        r = ruling(self.hand, [])
+        r = self._rule(self.hand)
         r["hand_no"] = len(self.history) + 1
         return r
 
@@ -192,7 +206,18 @@ class TableSession:
     def to_dict(self) -> dict[str, Any]:
         hand = None
         h = self.hand
-        if h is not None:
+        if h is not None and self.game == "powderkeg":
+            moves = []
+            for a in h.moves:
+                if isinstance(a, pk.Dock):
+                    moves.append({"dock": str(a.card)})
+                elif isinstance(a, pk.Reveal):
+                    moves.append({"reveal": str(a.card)})
+                else:
+                    moves.append({"call": [a.player, a.call]})
+            hand = {"stacks": dict(h.stacks_before), "pot_carry": h.pot_carry_before, "dealer": h.dealer,
+                    "moves": moves}
+        elif h is not None:
             moves = h.moves
             hand = {"stacks": dict(h.stacks_before), "pot_carry": h.pot_carry_before, "starting": None,
                     "events": [], "showdown_counts": None}
@@ -218,6 +243,7 @@ class TableSession:
             "pot_carry": self.pot_carry,
             "history": self.history,
             "ledger": self.ledger_path,
+            "dealer": self.dealer,
             "hand": hand,
         }
 
@@ -230,8 +256,18 @@ class TableSession:
         s.pot_carry = int(d["pot_carry"])
         s.history = list(d["history"])
         s.ledger_path = d.get("ledger")
+        s.dealer = d.get("dealer", s.players[0])
         hd = d.get("hand")
-        if hd is not None:
+        if hd is not None and s.game == "powderkeg":
+            s.hand = pk.PowderkegRound(s.players, hd["dealer"], hd["stacks"], hd["pot_carry"], pk.Options())
+            for m in hd["moves"]:
+                if "dock" in m:
+                    s.hand.apply(pk.Dock(IslandCard.parse(m["dock"])))
+                elif "reveal" in m:
+                    s.hand.apply(pk.Reveal(IslandCard.parse(m["reveal"])))
+                else:
+                    s.hand.apply(pk.Call(*m["call"]))
+        elif hd is not None:
             h = PiratesBluffHand(s.players, hd["stacks"], hd["pot_carry"], s.options)
             s.hand = h
             if hd["starting"] is not None:

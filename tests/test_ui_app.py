@@ -4,6 +4,7 @@ resume. Runs the app in-process with a temporary KIVY_HOME and data dir."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import os
 
 import pytest
@@ -220,3 +221,47 @@ def test_screens_ledger_powderkeg_settings(app):
     tap(app.root_widget.ids.nav_powderkeg)
     assert screen(app).name == "powderkeg"
     assert screen(app).ids.note.text
+
+
+def test_powderkeg_round_by_touch(app):
+    """The Powderkeg rulebook example, every card and call touched; the ledger books the round."""
+    from companion.ledger import Ledger
+
+    rec = json.loads((Path(__file__).resolve().parents[1] / "examples" / "powderkeg-rulebook.json").read_text())
+    tap(app.root_widget.ids.nav_start)
+    st = screen(app)
+    tap_text(app, text="5 players")
+    for t, name in zip(st.name_inputs, rec["players"]):
+        t.text = name
+    tap(st.ids.game_pk)
+    tap_text(app, text="Start a new session")
+    pkscr = screen(app)
+    assert pkscr.name == "powderkeg"
+    assert pkscr.ids.banner.text == "Round 1: Alfonse deals.  Pot 9."
+
+    def touch_card(text):
+        rank, suit = text.split(":")
+        tap_text(app, tag=f"pkrank:{rank}")
+        tap_text(app, tag=f"pksuit:{suit}")
+
+    touch_card(rec["dock"])
+    h = app.session.hand
+    cards = iter(rec["hand"])
+    while h.phase != "over":
+        if h.phase == "calling":
+            who = h.next_to_call
+            assert pkscr.ids.note.text.startswith(f"{who}: live, die or fold")
+            tap_text(app, text=rec["calls"][len(h.revealed) - 2][who].upper())
+        else:
+            touch_card(next(cards))
+        h = app.session.hand
+    assert h.outcome.winners == ("Beatrice", "Cowen")
+    assert "Winners: Beatrice, Cowen" in pkscr.ids.result.text
+    expected = dict(h.stacks)
+    tap_text(app, text="Next round")
+    assert screen(app).ids.banner.text.startswith("Round 2: Beatrice deals.")
+    with Ledger.open(app.session.ledger_path) as led:
+        assert led.table()["stacks"] == expected
+    tap(app.root_widget.ids.nav_history)
+    assert any(t.startswith("#1: Powderkeg, Alfonse dealt, dead, winners Beatrice, Cowen")
+               for t in labels(screen(app)))

@@ -130,6 +130,8 @@ class PirateTableApp(App):
         h = self.session.hand if self.session else None
         if self.session is None:
             return "start"
+        if self.session.game == "powderkeg":
+            return "powderkeg"
         if h is None:
             return "ruling"
         return {"starting": "deal", "bidding": "bid", "called": "showdown", "over": "ruling"}[h.phase]
@@ -202,7 +204,7 @@ class PirateTableApp(App):
         try:
             opts = Options(super_wilds=super_wilds, window_ms=window_ms, ante=ante, cyclone=cyclone)
             s = TableSession(players, buy_in, game, opts)
-            if game != "pirates-bluff":
+            if game == "powderkeg" and not services.powderkeg_status()[0]:
                 raise PirateTableError(services.powderkeg_status()[1])
         except PirateTableError as exc:
             self.set_status(str(exc), error=True)
@@ -221,6 +223,9 @@ class PirateTableApp(App):
         self.session.new_hand()
         self._origin_ms = services.now_ms()
         self.save()
+        if self.session.game == "powderkeg":
+            self.go("powderkeg")
+            return
         self.screens["deal"].start()
         self.go("deal")
 
@@ -316,6 +321,9 @@ class PirateTableApp(App):
         a = self.session.undo()
         self.save()
         self.set_status(f"Undone: {a if not isinstance(a, (RevealStarting, Showdown)) else type(a).__name__}")
+        if self.session.game == "powderkeg":
+            self.go("powderkeg")
+            return
         if isinstance(a, RevealStarting):
             self.screens["deal"].cards = dict(a.cards)
             self.screens["deal"].refresh()
@@ -331,6 +339,22 @@ class PirateTableApp(App):
         self.session.finish_hand()
         self._start_hand()
         self.set_status(f"Hand {len(self.session.history) + 1}: ante in, deal.")
+
+    # ---------------------------------------------------------------- Powderkeg
+    def powderkeg_card(self, card):
+        from companion.games import powderkeg as pk
+
+        h = self.session.hand
+        action = pk.Dock(card) if h.phase == "dock" else pk.Reveal(card)
+        self._do(action, lambda: self.go("powderkeg"))
+
+    def powderkeg_call(self, call):
+        from companion.games import powderkeg as pk
+
+        h = self.session.hand
+        if h.next_to_call is None:
+            return
+        self._do(pk.Call(h.next_to_call, call), lambda: self.go("powderkeg"))
 
     # ---------------------------------------------------------------- the ledger
     def _ledger_action(self, fn, done):

@@ -93,8 +93,8 @@ class StackPlot(Widget):
             t = self._text(self.title, 18)
             Color(1, 1, 1, 1)
             Rectangle(texture=t, pos=(x0, self.top - pad_t + dp(8)), size=t.size)
-            if not self.series or not self.players:
-                return
+            if not self.series or not self.players or any(p not in s for s in self.series for p in self.players):
+                return  # players and series are being replaced (one property at a time)
             values = [s[p] for s in self.series for p in self.players]
             lo, hi = min(values), max(values)
             margin = max(2, (hi - lo) // 10)
