@@ -11,6 +11,7 @@ DEMO_PLAYERS = ["Arville", "Bethany", "Carter", "Douglas", "Eris"]
 DEMO_STARTING = {"Arville": "2D", "Bethany": "2C", "Carter": "3A", "Douglas": "4A", "Eris": "7A"}
 DEMO_BIDS = [("Bethany", 3, 2), ("Arville", 4, 2), ("Carter", 5, 2), ("Bethany", 5, 7), ("Douglas", 6, 7),
              ("Carter", 7, 2), ("Eris", 7, 7)]
+PK_PLAYERS = ["Alfonse", "Beatrice", "Cowen", "Dougherty", "Eron"]
 DEMO_COUNTS = {"Arville": (0, 1), "Bethany": (2, 0), "Carter": (0, 0), "Douglas": (0, 1), "Eris": (3, 1)}
 
 
@@ -90,6 +91,22 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
             for p, q, r in DEMO_BIDS:
                 app.bid(p, q, r)
 
+        def powderkeg_round():
+            """The Powderkeg rulebook round up to the third call (a new Powderkeg session)."""
+            from companion.games import powderkeg as pk
+            from companion.island import IslandCard
+
+            app.new_session(players=PK_PLAYERS, buy_in=50, game="powderkeg", super_wilds=False, cyclone=None,
+                            window_ms=10, ante=1)
+            app.powderkeg_card(IslandCard.parse("K:anchors"))
+            for c in ("A:flowers", "A:crabs"):
+                app.powderkeg_card(IslandCard.parse(c))
+            for p in PK_PLAYERS[1:]:
+                app.powderkeg_call("live")
+            app.powderkeg_card(IslandCard.parse("3:boats"))
+            for p in PK_PLAYERS[1:3]:
+                app.powderkeg_call("live")
+
         def counts():
             sd = app.screens["showdown"]
             for p, (n, w) in DEMO_COUNTS.items():
@@ -110,8 +127,8 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
             lambda: app.showdown({p: tuple(v) for p, v in DEMO_COUNTS.items()}), shot("ruling"),
             app.next_hand, show("history"), shot("history"),
             show("ledger"), shot("ledger"),
-            show("powderkeg"), shot("powderkeg"),
             show("settings"), shot("settings"),
+            powderkeg_round, lambda: None, shot("powderkeg"),
             app.stop,
         ]
 
