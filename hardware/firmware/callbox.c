@@ -35,26 +35,13 @@ enum { T_HELLO_REQ = 0x81, T_ARM, T_DISARM, T_BUZZ, T_LIGHTS, T_TIME_REQ, T_PRES
 #define MAX_FRAME 64
 
 /* ---- raw samples from the pin-change interrupt ---------------------------------------------- */
-#define SAMPLES 32
-static volatile uint16_t s_time[SAMPLES];
-static volatile uint8_t s_pins[SAMPLES]; /* button bits, 1 = released (pull-up) */
-static volatile uint8_t s_head;          /* written by the ISR */
-static uint8_t s_tail;                   /* main loop */
-static volatile uint8_t s_overrun;
-
-ISR(PCINT2_vect)
-{
-	uint8_t d = PIND;   /* buttons 0..5 = PD2..PD7 */
-	uint8_t c = PINC;   /* buttons 6..7 = PC0..PC1 (next cycle) */
-	uint16_t t = TCNT1;
-	uint8_t h = s_head;
-	uint8_t n = (uint8_t)((h + 1) & (SAMPLES - 1));
-	if (n == s_tail) { s_overrun = 1; return; }
-	s_time[h] = t;
-	s_pins[h] = (uint8_t)((d >> 2) | (uint8_t)(c << 6));
-	s_head = n;
-}
-ISR(PCINT1_vect, ISR_ALIASOF(PCINT2_vect));
+#define SAMPLES 32 /* must match the mask in pcint.S */
+/* written by the pin-change handler in pcint.S (hence not static) */
+volatile uint16_t s_time[SAMPLES];
+volatile uint8_t s_pins[SAMPLES]; /* button bits, 1 = released (pull-up) */
+volatile uint8_t s_head;          /* written by the handler */
+volatile uint8_t s_tail;          /* written by the main loop */
+volatile uint8_t s_overrun;
 
 /* ---- UART receive ------------------------------------------------------------------------------ */
 #define RXN 128
@@ -445,22 +432,22 @@ static void sample(uint64_t tick, uint8_t pins)
  * samples, return the current 64-bit time. Every read of the clock goes through here. */
 static uint64_t sync_time(void)
 {
-	uint16_t raw_t[SAMPLES];
-	uint8_t raw_p[SAMPLES];
-	uint8_t n = 0;
+	/* interrupts off only for two loads: samples before head were taken before now_raw */
 	cli();
-	while (s_tail != s_head) {
-		raw_t[n] = s_time[s_tail];
-		raw_p[n] = s_pins[s_tail];
-		s_tail = (uint8_t)((s_tail + 1) & (SAMPLES - 1));
-		n++;
-	}
+	uint8_t h = s_head;
 	uint16_t now_raw = TCNT1;
 	sei();
-	for (uint8_t i = 0; i < n; i++)
-		sample(extend(raw_t[i]), raw_p[i]);
+	uint8_t t = s_tail;
+	while (t != h) {
+		uint16_t raw = s_time[t];
+		uint8_t pins = s_pins[t];
+		t = (uint8_t)((t + 1) & (SAMPLES - 1));
+		s_tail = t;
+		sample(extend(raw), pins);
+	}
 	return extend(now_raw);
 }
+
 static uint8_t read_buttons(void)
 {
 	return (uint8_t)((PIND >> 2) | (uint8_t)(PINC << 6));
@@ -582,7 +569,9 @@ int main(void)
 	PCICR = (1 << PCIE2) | (1 << PCIE1);
 
 	next_ms_tick = now_ticks() + TICKS_PER_MS;
+	cli();
 	OCR1A = (uint16_t)next_ms_tick;
+	sei();
 	send_hello();
 
 	for (;;) {
@@ -592,7 +581,9 @@ int main(void)
 		while ((int64_t)(now - next_ms_tick) >= 0) {
 			every_ms();
 			next_ms_tick += TICKS_PER_MS;
+			cli(); /* 16-bit write goes through TEMP, shared with the handler's TCNT1 read */
 			OCR1A = (uint16_t)next_ms_tick;
+			sei();
 		}
 
 		/* 3. host bytes */
