@@ -56,7 +56,7 @@ def _pct(values, q):
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
-def run_bench(presses: int = 2000, seed: int = 1, *, timeout_s: float | None = None) -> dict:
+def run_bench(presses: int = 2000, seed: int = 1, *, timeout_s: float | None = None, debug: list | None = None) -> dict:
     from hardware.driver import ButtonBox
 
     rng = random.Random(seed)
@@ -100,6 +100,9 @@ def run_bench(presses: int = 2000, seed: int = 1, *, timeout_s: float | None = N
         offs = [p.tick * CYCLES_PER_TICK - c for p, c in zip(got_sorted, down_cycles)]
         med = statistics.median(offs)
         errors_us = [abs(o - med) / CYCLES_PER_US for o in offs]
+        if debug is not None:
+            debug.extend(zip(down_cycles, offs, [p.tick for p in got_sorted], want_masks))
+            debug.append(applied)
     lat_ms = [(p.received - p.host_time) * 1000 for p in got if p.host_time is not None]
     received_presses = sum(len(p.buttons) for p in got)
     return {
@@ -114,6 +117,8 @@ def run_bench(presses: int = 2000, seed: int = 1, *, timeout_s: float | None = N
         "ties_detected": sum(1 for p in got if p.tie),
         "order_and_masks_match": matched,
         "worst_timestamp_error_us": round(max(errors_us), 3) if errors_us else None,
+        "timestamp_errors_over_1us": sum(1 for e in errors_us if e > 1.0),
+        "timestamp_errors_over_2us": sum(1 for e in errors_us if e > 2.0),
         "latency_p50_ms": round(_pct(lat_ms, 0.50), 3) if lat_ms else None,
         "latency_p99_ms": round(_pct(lat_ms, 0.99), 3) if lat_ms else None,
         "frames_ok": stats.frames_ok,

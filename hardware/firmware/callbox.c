@@ -44,20 +44,13 @@ volatile uint8_t s_tail;          /* written by the main loop */
 volatile uint8_t s_overrun;
 
 /* ---- UART receive ------------------------------------------------------------------------------ */
-#define RXN 128
-static volatile uint8_t rx_buf[RXN];
-static volatile uint8_t rx_head;
+#define RXN 128 /* must match the mask in pcint.S */
+/* written by the UART receive handler in pcint.S */
+volatile uint8_t rx_buf[RXN];
+volatile uint8_t rx_head;
 static uint8_t rx_tail;
 
-ISR(USART_RX_vect)
-{
-	uint8_t b = UDR0;
-	uint8_t h = rx_head;
-	rx_buf[h & (RXN - 1)] = b;
-	rx_head = (uint8_t)(h + 1);
-}
-
-EMPTY_INTERRUPT(TIMER1_COMPA_vect); /* only wakes the main loop */
+EMPTY_INTERRUPT(TIMER0_COMPA_vect); /* only wakes the main loop, every millisecond */
 EMPTY_INTERRUPT(WDT_vect);          /* entropy gathering at boot */
 
 /* ---- 64-bit clock ------------------------------------------------------------------------------ */
@@ -166,8 +159,15 @@ static uint32_t buzz_end_ms, buzz_start_ms;
 static uint8_t tone_ocr, tone_cs;
 
 /* ---- outputs ----------------------------------------------------------------------------------- */
+static uint8_t lights_written = 0xFF; /* forces the first write */
+
 static void write_lights(uint8_t m)
 {
+	/* write the ports only on a change: simavr 1.6 (measured) raises a pin change on PC0/PC1 (buttons 6, 7, held low
+	 * from outside) whenever PORTC is written, which would cost a pin-change handler run each time */
+	if (m == lights_written)
+		return;
+	lights_written = m;
 	/* lights 0..4 = PB0, PB1, PB2, PB4, PB5; lights 5..7 = PC2, PC3, PC4; PB3 is the buzzer */
 	uint8_t b = (uint8_t)((m & 0x07) | ((m & 0x18) << 1));
 	PORTB = (uint8_t)((PORTB & 0xC8) | b);
@@ -546,11 +546,14 @@ int main(void)
 	DDRB |= 0x3F;                /* PB0..PB5: lights and the buzzer (PB3) */
 	PORTB &= 0xC0;
 
-	/* Timer1: free running at 2 MHz, compare A wakes the main loop every millisecond */
+	/* Timer1: the clock, free running at 2 MHz, never written after this */
 	TCCR1A = 0;
 	TCCR1B = (1 << CS11);
-	OCR1A = TICKS_PER_MS;
-	TIMSK1 = (1 << OCIE1A);
+	/* Timer0: CTC at 1 kHz (16 MHz / 64 / 250) only to wake the main loop; Timer1 is never touched */
+	TCCR0A = (1 << WGM01);
+	OCR0A = 249;
+	TCCR0B = (1 << CS01) | (1 << CS00);
+	TIMSK0 = (1 << OCIE0A);
 
 	/* UART 500 kbaud 8N1 */
 	UCSR0A = (1 << U2X0);
@@ -569,9 +572,6 @@ int main(void)
 	PCICR = (1 << PCIE2) | (1 << PCIE1);
 
 	next_ms_tick = now_ticks() + TICKS_PER_MS;
-	cli();
-	OCR1A = (uint16_t)next_ms_tick;
-	sei();
 	send_hello();
 
 	for (;;) {
@@ -581,9 +581,6 @@ int main(void)
 		while ((int64_t)(now - next_ms_tick) >= 0) {
 			every_ms();
 			next_ms_tick += TICKS_PER_MS;
-			cli(); /* 16-bit write goes through TEMP, shared with the handler's TCNT1 read */
-			OCR1A = (uint16_t)next_ms_tick;
-			sei();
 		}
 
 		/* 3. host bytes */
@@ -600,7 +597,7 @@ int main(void)
 			continue;
 		}
 		cli();
-		if (s_tail == s_head && rx_tail == rx_head && (int16_t)(OCR1A - TCNT1) > 16) {
+		if (s_tail == s_head && rx_tail == rx_head) {
 			sleep_enable();
 			sei();
 			sleep_cpu();
