@@ -107,6 +107,9 @@ def cmd_monitor(args) -> int:
                 box.arm(args.arm)
                 on_event("armed", args.arm)
             stop_at = None if args.duration is None else time.monotonic() + args.duration
+            sync_by = time.monotonic() + 2.0  # host times need one clock-sync round trip first
+            while not box.clock.synced and time.monotonic() < sync_by:
+                time.sleep(0.02)
             if presser is not None:
                 threading.Thread(target=_read_presses, args=(presser, on_event), daemon=True).start()
             while stop_at is None or time.monotonic() < stop_at:

@@ -112,10 +112,14 @@ class _Link:
 class ButtonBox:
     """The box behind one serial port (or a port found by USB VID:PID when ``port`` is None)."""
 
-    def __init__(self, port: str | None = None, *, on_press=None, on_event=None, seat_map=None,
+    def __init__(self, port: str | None = None, *, find_port=None, on_press=None, on_event=None, seat_map=None,
                  hello_timeout: float = 5.0, sync_interval: float = 0.5, reconnect: bool = True,
                  rearm_after_reboot: bool = True):
         self.port = port
+        # where to look again after an unplug: a callable returning a port path (default: the same path
+        # if one was given, else USB VID:PID discovery)
+        self.find_port = find_port
+        self._discover = port is None
         self.on_press = on_press
         self.on_event = on_event
         self.seat_of_button = dict(seat_map) if seat_map else {b: b + 1 for b in range(P.BUTTONS)}
@@ -178,11 +182,15 @@ class ButtonBox:
         import serial
         import serial.threaded
 
-        if self.port is None:
+        if self.find_port is not None:
+            self.port = self.find_port()
+        elif self._discover:
             ports = find_box_ports()
             if not ports:
                 raise BoxError("no button box found (no serial port with a known USB VID:PID); use --port")
             self.port = ports[0]
+        if not self.port:
+            raise BoxError("no port for the button box")
         ser = serial.Serial(self.port, BAUD, timeout=0.2)  # opening resets an Uno/Nano: wait for HELLO
         self._hello_evt.clear()
         self._link = _Link(self)
