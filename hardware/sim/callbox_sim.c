@@ -137,9 +137,13 @@ static void uart_out_hook(struct avr_irq_t *irq, uint32_t value, void *param)
 
 static void release_all(void)
 {
+	/* avr_reset() clears the PIN registers but not the IRQ values, and raising an IRQ to the value it
+	 * already has does nothing: go through 0 so that the pin really reads released (1) again */
 	level = 0xFF;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 8; i++) {
+		avr_raise_irq(pins[i], 0);
 		avr_raise_irq(pins[i], 1);
+	}
 }
 
 static int process_commands(void)
