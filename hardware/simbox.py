@@ -53,6 +53,8 @@ class SimBox:
         self.corruptions: list[tuple[int, int, int]] = []
         self.resets: list[int] = []
         self._now: list[int] = []
+        self.lights: list[tuple[int, int]] = []          # (cycle, light mask) on every change
+        self._stats: list[tuple[int, int, int]] = []
         self._cv = threading.Condition()
         self._reader = None
 
@@ -89,6 +91,10 @@ class SimBox:
                     self.corruptions.append((int(w[1]), int(w[2]), int(w[3])))
                 elif w[0] == "reset":
                     self.resets.append(int(w[1]))
+                elif w[0] == "light":
+                    self.lights.append((int(w[1]), int(w[2])))
+                elif w[0] == "stats":
+                    self._stats.append((int(w[1]), int(w[2]), int(w[3])))
                 elif w[0] == "now":
                     self._now.append(int(w[1]))
                 self._cv.notify_all()
@@ -120,6 +126,15 @@ class SimBox:
             if not self._cv.wait_for(lambda: len(self._now) > n, timeout):
                 raise SimUnavailable("no answer from callbox_sim")
             return self._now[-1]
+
+    def stats(self, timeout: float = 5.0) -> tuple[int, int, int]:
+        """(cycle, light mask, buzzer pin edges so far)."""
+        with self._cv:
+            n = len(self._stats)
+            self._cmd("stats\n")
+            if not self._cv.wait_for(lambda: len(self._stats) > n, timeout):
+                raise SimUnavailable("no answer from callbox_sim")
+            return self._stats[-1]
 
     def wait_edges(self, n: int, timeout: float) -> bool:
         with self._cv:

@@ -68,6 +68,13 @@ def test_same_cycle_presses_come_back_as_one_tie(rig):
     p = got[0]
     assert p.buttons == (0, 2, 5, 7) and p.tie and p.armed and p.first
     assert sim.edges[-2][1] == 0b1010_0101  # the harness applied them as one edge
+    # the box lit the first callers and sounded the buzzer by itself (the driver sent no LIGHTS/BUZZ)
+    edge_cycle = sim.edges[-2][0]
+    lit = [m for c, m in sim.lights if edge_cycle <= c < edge_cycle + 16_000]  # within 1 ms of the press
+    assert lit and lit[-1] == 0b1010_0101
+    time.sleep(0.1)
+    _, lights, toggles = sim.stats()
+    assert lights == 0b1010_0101 and toggles > 100  # 2 kHz tone on PB3
 
 
 def test_presses_10us_and_more_apart_keep_order_and_gap(rig):
@@ -161,3 +168,20 @@ def test_ten_thousand_presses_in_random_bursts_none_lost_or_duplicated():
     assert r["order_and_masks_match"]
     assert r["ties_detected"] == r["ties_expected"] > 0
     assert r["worst_timestamp_error_us"] <= 2.0
+
+
+def test_cli_bench_prints_json_figures():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "companion", "buttons", "bench", "--sim-firmware", "--presses", "150"],
+                       cwd=root, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    for key in ("presses_sent", "presses_received", "lost", "duplicated", "ties_detected", "ties_expected",
+                "worst_timestamp_error_us", "latency_p50_ms", "latency_p99_ms"):
+        assert key in d
+    assert d["presses_sent"] == d["presses_received"] == 150 and d["lost"] == 0 and d["duplicated"] == 0

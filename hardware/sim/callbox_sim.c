@@ -10,12 +10,15 @@
  *   edge <cycle> <down-mask> <up-mask>  buttons pressed / released at that simulated cycle (16 MHz)
  *   corrupt <cycle> <orig> <sent>   a byte from the box was corrupted on its way to the pty
  *   reset <cycle>                   the chip was reset
+ *   light <cycle> <mask>            the button lights changed (bit i = light of button i)
+ *   stats <cycle> <lights> <buzzer-toggles>   answer to `stats` (buzzer pin PB3 edges so far)
  * stdin (line per command):
  *   base <delay>                    base := current cycle + delay
  *   ev <offset> <down> <up>         at cycle base+offset, press <down> and release <up> (button masks)
  *   corrupt <n>                     flip one bit in each of the next n bytes the box sends
  *   reset                           reset the chip (like a power glitch); EEPROM is kept
  *   now                             print the current cycle
+ *   stats                           print lights and the buzzer pin's edge count
  *   quit
  * Buttons are active low: pressing button i drives its pin to 0 (PD2..PD7 = 0..5, PC0..PC1 = 6..7).
  * Edges are applied from a simavr cycle timer, so all buttons of one `ev` change in the same cycle.
@@ -115,6 +118,40 @@ static void schedule(avr_cycle_count_t when, uint8_t down, uint8_t up)
 	edges[n_edges++] = (edge_t){when, down, up};
 }
 
+/* ---- outputs: lights 0..4 = PB0, PB1, PB2, PB4, PB5; 5..7 = PC2..PC4; buzzer PB3 ---- */
+static uint8_t lights;
+static unsigned long long buzz_toggles;
+
+static void light_hook(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	int i = (int)(intptr_t)param;
+	uint8_t m = (uint8_t)(value ? (lights | (1 << i)) : (lights & ~(1 << i)));
+	if (m != lights) {
+		lights = m;
+		printf("light %llu %u\n", (unsigned long long)avr->cycle, lights);
+		fflush(stdout);
+	}
+}
+
+static void buzz_hook(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	(void)value;
+	(void)param;
+	buzz_toggles++;
+}
+
+static void hook_outputs(void)
+{
+	static const struct { char port; int pin; } map[8] = {
+		{'B', 0}, {'B', 1}, {'B', 2}, {'B', 4}, {'B', 5}, {'C', 2}, {'C', 3}, {'C', 4}};
+	for (int i = 0; i < 8; i++)
+		avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(map[i].port), map[i].pin),
+		                        light_hook, (void *)(intptr_t)i);
+	avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), 3), buzz_hook, NULL);
+}
+
 /* ---- UART out of the box, through the corruption hook, into uart_pty ---- */
 static int corrupt_left;
 static unsigned corrupt_rng = 12345;
@@ -172,6 +209,8 @@ static int process_commands(void)
 			avr_reset(avr);
 			release_all();
 			printf("reset %llu\n", (unsigned long long)avr->cycle);
+		} else if (strncmp(c->line, "stats", 5) == 0) {
+			printf("stats %llu %u %llu\n", (unsigned long long)avr->cycle, lights, buzz_toggles);
 		} else if (strncmp(c->line, "now", 3) == 0) {
 			printf("now %llu\n", (unsigned long long)avr->cycle);
 		} else if (strncmp(c->line, "quit", 4) == 0) {
@@ -238,6 +277,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		pins[6 + i] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), i);
 	release_all();
+	hook_outputs();
 
 	/* uart_pty as simavr intends, then splice our corruption hook between the UART and the pty */
 	uart_pty_init(avr, &pty);
