@@ -2,12 +2,12 @@
  * CALL button box firmware for the ATmega328P at 16 MHz (Arduino Uno / Nano).
  * The protocol, pin map and timing rules are in hardware/PROTOCOL.md; this file implements them.
  *
- * Timing path of a press: pin edge -> pin-change interrupt -> the handler's first body instructions read
- * PIND, PINC and TCNT1 back to back and queue that raw sample -> the main loop extends the 16-bit time to
- * 64 bits (in order), applies leading-edge debounce and queues a PRESS until the host acknowledges it.
- * The only other interrupts are the UART receive handler (a few instructions) and an empty Timer1
- * compare handler that wakes the main loop every millisecond, so the pin-change handler is never held
- * up for long. The CPU sleeps (idle mode) whenever it has nothing to do.
+ * Timing path of a press: pin edge -> pin-change interrupt -> the handler (pcint.S) reads PIND, PINC and
+ * TCNT1 after two pushes and queues that raw sample -> the main loop extends the 16-bit time to 64 bits
+ * (in order), applies leading-edge debounce and queues a PRESS until the host acknowledges it.
+ * The only other interrupts are the UART receive handler (pcint.S: interrupts back on right after it read
+ * UDR0) and an empty Timer0 handler that wakes the main loop every millisecond, so a pin change is never
+ * held up for long. The CPU sleeps (idle mode) whenever it has nothing to do.
  */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
