@@ -151,7 +151,8 @@ def test_clock_sync_converges_on_the_softbox(soft, driver):
     soft.press(1)
     p = driver.wait_press(2)
     # the softbox clock is time.monotonic_ns(): the mapped press time must sit just before its arrival
-    assert 0 <= p.received - p.host_time < 0.05
+    # (within the half round trip the clock sync cannot see through)
+    assert -0.002 <= p.received - p.host_time < 0.05
 
 
 def test_no_hello_is_a_clear_error(tmp_path):
