@@ -30,6 +30,7 @@ venv: $(RUN_STAMP)
 run: system-deps-run $(RUN_STAMP)
 	$(VENV)/bin/pirate-table --help
 	$(VENV)/bin/pirate-table referee --demo
+	$(VENV)/bin/pirate-table referee --demo powderkeg
 
 test: system-deps-test $(TEST_STAMP)
 	KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24" $(PY) -m pytest

@@ -15,6 +15,8 @@ from companion.errors import PirateTableError
 
 COMMANDS = [
     "companion.commands.referee",
+    "companion.commands.odds",
+    "companion.commands.ledger",
     "hardware.cli",
 ]
 
@@ -43,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `pirate-table referee x.json | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

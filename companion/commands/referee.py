@@ -15,7 +15,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with a one-line error and exit code 2.",
     )
     p.add_argument("record", nargs="?", help="the record file (JSON); see README 'Hand records'")
-    p.add_argument("--demo", action="store_true", help="rule the rulebook's example hand and print it")
+    p.add_argument("--demo", nargs="?", const="pirates-bluff", choices=["pirates-bluff", "powderkeg"],
+                   help="rule the rulebook's example of GAME (default pirates-bluff) and print it")
+    p.add_argument(
+        "--ledger",
+        metavar="FILE.db",
+        help="rule the record against this ledger's stacks and pot and apply the ruling to it atomically "
+        "(all entries or none); a record that states other stacks or pot is refused",
+    )
     p.set_defaults(func=run)
 
 
@@ -23,15 +30,37 @@ def run(args: argparse.Namespace) -> int:
     from companion import records
 
     if args.demo:
-        from companion.games.pirates_bluff_record import RULEBOOK_EXAMPLE
+        import importlib
 
-        record = RULEBOOK_EXAMPLE
+        record = importlib.import_module(records.GAMES[args.demo]).RULEBOOK_EXAMPLE
     elif args.record:
         record = records.load_record(args.record)
     else:
         print("pirate-table referee: error: give a record file or --demo", file=sys.stderr)
         return 2
+    if args.ledger:
+        return _with_ledger(args.ledger, record)
     ruling = records.rule_record(record)
+    json.dump(ruling, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _with_ledger(path: str, record: dict) -> int:
+    """Fill the record's stacks and pot from the ledger, rule it, apply the ruling in one transaction."""
+    import sqlite3
+
+    from companion import records
+    from companion.ledger import Ledger, LedgerError
+
+    try:
+        with Ledger.open(path) as led:
+            record = led.record_for(record)
+            ruling = records.rule_record(record)
+            entries = led.apply_ruling(ruling)
+    except sqlite3.Error as exc:
+        raise LedgerError(f"{path}: database error: {exc}") from None
+    ruling["ledger"] = {"file": path, "entries": [e.id for e in entries], "head": entries[-1].hash}
     json.dump(ruling, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
