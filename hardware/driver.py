@@ -311,13 +311,18 @@ class ButtonBox:
         if t == P.HELLO:
             self._on_hello(msg)
         elif t == P.PRESS:
-            if self.boot_id is None:
-                return  # a press before we know which boot it belongs to: it will be resent after HELLO
+            if msg.boot_id != self.boot_id:
+                # a press from a boot we have not heard a HELLO from (it was lost, or is still coming)
+                self._new_boot(msg.boot_id, None)
+                try:
+                    self._send(P.HELLO_REQ)
+                except BoxError:
+                    pass
             try:
                 self._send(P.PRESS_ACK, press_id=msg.press_id)
             except BoxError:
                 pass
-            seen, order = self._seen.setdefault(self.boot_id, (set(), deque()))
+            seen, order = self._seen.setdefault(msg.boot_id, (set(), deque()))
             if msg.press_id in seen:
                 self.stats.duplicates += 1
                 return
@@ -327,7 +332,7 @@ class ButtonBox:
                 seen.discard(order.popleft())
             buttons = tuple(P.press_mask_seats(msg.mask))
             press = Press(
-                boot_id=self.boot_id, press_id=msg.press_id, buttons=buttons,
+                boot_id=msg.boot_id, press_id=msg.press_id, buttons=buttons,
                 seats=tuple(self.seat_of_button.get(b, b + 1) for b in buttons), tick=msg.tick,
                 armed=bool(msg.flags & P.FLAG_ARMED), first=bool(msg.flags & P.FLAG_FIRST),
                 resent=bool(msg.flags & P.FLAG_RESEND), round=msg.round,
@@ -352,22 +357,27 @@ class ButtonBox:
         if msg.version != P.PROTOCOL_VERSION:
             self._event("bad-version", msg.version)
             return
-        old = self.boot_id
+        if msg.boot_id != self.boot_id:
+            self._new_boot(msg.boot_id, msg.tick_hz)
+        elif msg.tick_hz != self.clock.tick_hz:
+            self.clock.reset(msg.tick_hz)
         self.hello = msg
-        if old is not None and msg.boot_id != old:
+        self._hello_evt.set()
+
+    def _new_boot(self, boot_id: int, tick_hz: int | None) -> None:
+        """A boot id we have not seen: the box (re)booted. Its press ids restart and its round is disarmed."""
+        old = self.boot_id
+        if old is not None:
             self.stats.reboots += 1
             pending = self.last_heartbeat.pending if self.last_heartbeat else 0
             self.stats.lost_by_reboot += pending
-            self._event("reboot", {"old_boot_id": old, "new_boot_id": msg.boot_id,
+            self._event("reboot", {"old_boot_id": old, "new_boot_id": boot_id,
                                    "armed_round": self.armed_round, "unacked_presses_lost": pending})
-        if msg.boot_id != old:
-            self.boot_id = msg.boot_id
-            self.clock.reset(msg.tick_hz)
-            self.last_heartbeat = None
-            if old is not None and self.rearm_after_reboot and self.armed_round is not None:
-                rnd = self.armed_round
-                threading.Thread(target=self._rearm, args=(rnd,), daemon=True).start()
-        self._hello_evt.set()
+        self.boot_id = boot_id
+        self.clock.reset(tick_hz)
+        self.last_heartbeat = None
+        if old is not None and self.rearm_after_reboot and self.armed_round is not None:
+            threading.Thread(target=self._rearm, args=(self.armed_round,), daemon=True).start()
 
     def _rearm(self, rnd: int) -> None:
         try:

@@ -41,7 +41,7 @@ FLAG_RESEND = 0x04
 _LAYOUT: dict[int, tuple[str, struct.Struct, tuple[str, ...]]] = {
     HELLO: ("HELLO", struct.Struct("<BIBIH"), ("version", "boot_id", "buttons", "tick_hz", "fw")),
     HEARTBEAT: ("HEARTBEAT", struct.Struct("<QHBBB"), ("box_time", "round", "state", "pending", "dropped")),
-    PRESS: ("PRESS", struct.Struct("<HQBBH"), ("press_id", "tick", "mask", "flags", "round")),
+    PRESS: ("PRESS", struct.Struct("<HQBBHI"), ("press_id", "tick", "mask", "flags", "round", "boot_id")),
     ACK: ("ACK", struct.Struct("<BB"), ("cmd_seq", "status")),
     TIME: ("TIME", struct.Struct("<BQ"), ("cmd_seq", "box_time")),
     HELLO_REQ: ("HELLO_REQ", struct.Struct("<"), ()),

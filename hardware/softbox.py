@@ -95,7 +95,7 @@ class SoftBox:
                     self.buzz_log.append((1, 2000, 300))
             pid = self._next_id
             self._next_id = (self._next_id + 1) & 0xFFFF
-            fields = dict(press_id=pid, tick=tick, mask=mask, flags=flags, round=self.round)
+            fields = dict(press_id=pid, tick=tick, mask=mask, flags=flags, round=self.round, boot_id=self.boot_id)
             self._pending[pid] = [fields, time.monotonic()]
             self._send(P.PRESS, **fields)
             return pid

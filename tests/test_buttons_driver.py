@@ -74,7 +74,7 @@ def test_commands_reach_the_box_and_bad_arguments_are_refused(soft, driver):
 
 
 def test_duplicates_dropped_and_corrupt_frames_repaired_by_resend(soft, driver):
-    fields = dict(press_id=77, tick=123456, mask=0b100, flags=0, round=0)
+    fields = dict(press_id=77, tick=123456, mask=0b100, flags=0, round=0, boot_id=soft.boot_id)
     soft._send(P.PRESS, **fields)
     soft._send(P.PRESS, **dict(fields, flags=P.FLAG_RESEND))
     p = driver.wait_press(2)
@@ -220,3 +220,16 @@ def test_cli_bad_input_is_a_one_line_error():
     assert r.returncode == 2 and r.stderr.strip().startswith("pirate-table: error:")
     r = _cli("buttons", "monitor", "--port", "/dev/nonexistent-box", "--duration", "1")
     assert r.returncode == 2 and "cannot open the button box" in r.stderr
+
+
+def test_reboot_whose_hello_was_lost_is_noticed_from_the_press(soft, driver):
+    soft.press(1)
+    assert driver.wait_press(2).press_id == 0
+    old = soft.boot_id
+    soft.corrupt_next = 1  # the HELLO after the reboot is corrupted on the wire
+    soft.reboot()
+    soft.press(2)          # press id 0 again, but of the new boot: not a duplicate
+    p = driver.wait_press(2)
+    assert p is not None and p.press_id == 0 and p.boot_id == soft.boot_id != old and p.seats == (2,)
+    assert driver.stats.duplicates == 0
+    assert _wait(lambda: any(k == "reboot" for k, _ in driver.events))

@@ -32,7 +32,8 @@ def _random_message(rng: random.Random, seq: int) -> p.Message:
     values = {
         p.HELLO: dict(version=1, boot_id=r(32), buttons=8, tick_hz=p.TICK_HZ, fw=r(16)),
         p.HEARTBEAT: dict(box_time=r(64), round=r(16), state=r(2), pending=r(5), dropped=r(8)),
-        p.PRESS: dict(press_id=r(16), tick=r(rng.choice((8, 16, 40, 64))), mask=r(8), flags=r(3), round=r(16)),
+        p.PRESS: dict(press_id=r(16), tick=r(rng.choice((8, 16, 40, 64))), mask=r(8), flags=r(3), round=r(16),
+                        boot_id=r(32)),
         p.ACK: dict(cmd_seq=r(8), status=r(2)),
         p.TIME: dict(cmd_seq=r(8), box_time=r(64)),
         p.HELLO_REQ: {}, p.DISARM: {}, p.TIME_REQ: {},

@@ -257,6 +257,7 @@ static void send_press(uint8_t i)
 	m_u8(pend[i].mask);
 	m_u8(pend[i].flags);
 	m_u16(pend[i].round);
+	m_u32(boot_id);
 	if (m_send()) {
 		pend[i].flags |= F_RESEND;
 		pend[i].sent_ms = ms;
