@@ -81,6 +81,7 @@ class BoxStats:
     reconnects: int = 0
     lost_by_reboot: int = 0
     box_dropped: int = 0
+    command_retries: int = 0
     events: list = field(default_factory=list)
 
 
@@ -241,7 +242,9 @@ class ButtonBox:
 
     def command(self, type_: int, *, retries: int = 5, timeout: float = 0.1, **fields) -> P.Message:
         """Send a command and wait for its answer (ACK or TIME), resending on silence."""
-        for _ in range(retries):
+        for attempt in range(retries):
+            if attempt:
+                self.stats.command_retries += 1
             slot = [threading.Event(), None]
             with self._lock:
                 seq = self._seq

@@ -50,7 +50,8 @@ class SimBox:
         self.proc: subprocess.Popen | None = None
         self.port: str | None = None
         self.edges: list[tuple[int, int, int]] = []      # (cycle, down, up)
-        self.corruptions: list[tuple[int, int, int]] = []
+        self.corruptions: list[tuple[int, int, int]] = []     # box -> host bytes corrupted
+        self.corruptions_in: list[tuple[int, int, int]] = []  # host -> box bytes corrupted
         self.resets: list[int] = []
         self._now: list[int] = []
         self.lights: list[tuple[int, int]] = []          # (cycle, light mask) on every change
@@ -87,6 +88,8 @@ class SimBox:
             with self._cv:
                 if w[0] == "edge":
                     self.edges.append((int(w[1]), int(w[2]), int(w[3])))
+                elif w[0] == "corrupt-in":
+                    self.corruptions_in.append((int(w[1]), int(w[2]), int(w[3])))
                 elif w[0] == "corrupt":
                     self.corruptions.append((int(w[1]), int(w[2]), int(w[3])))
                 elif w[0] == "reset":
@@ -115,6 +118,9 @@ class SimBox:
 
     def corrupt(self, n_bytes: int) -> None:
         self._cmd(f"corrupt {n_bytes}\n")
+
+    def corrupt_in(self, n_bytes: int) -> None:
+        self._cmd(f"corrupt-in {n_bytes}\n")
 
     def reset(self) -> None:
         self._cmd("reset\n")

@@ -137,6 +137,17 @@ def test_corrupted_frames_rejected_and_press_delivered_by_resend(rig):
     assert box.wait_press(0.3) is None  # delivered exactly once
 
 
+def test_corrupted_commands_rejected_by_the_box_and_retried(rig):
+    sim, box = rig
+    time.sleep(0.3)  # let the first clock-sync exchanges pass
+    sim.corrupt_in(12)  # the ARM frame (and whatever follows) arrives with bit errors
+    box.arm(6)          # retried by the driver until the box acknowledges a clean copy
+    assert len(sim.corruptions_in) >= 1 and box.stats.command_retries >= 1
+    sim.press(1 << 4)
+    p = _presses(box, 1)[0]
+    assert p.armed and p.round == 6 and p.first
+
+
 def test_reboot_mid_round_is_noticed(rig):
     sim, box = rig
     box.arm(7)

@@ -9,6 +9,7 @@
  *   now <cycle>                     answer to `now`
  *   edge <cycle> <down-mask> <up-mask>  buttons pressed / released at that simulated cycle (16 MHz)
  *   corrupt <cycle> <orig> <sent>   a byte from the box was corrupted on its way to the pty
+ *   corrupt-in <cycle> <orig> <sent>  a byte from the host was corrupted on its way to the box
  *   reset <cycle>                   the chip was reset
  *   light <cycle> <mask>            the button lights changed (bit i = light of button i)
  *   stats <cycle> <lights> <buzzer-toggles>   answer to `stats` (buzzer pin PB3 edges so far)
@@ -16,6 +17,7 @@
  *   base <delay>                    base := current cycle + delay
  *   ev <offset> <down> <up>         at cycle base+offset, press <down> and release <up> (button masks)
  *   corrupt <n>                     flip one bit in each of the next n bytes the box sends
+ *   corrupt-in <n>                  flip one bit in each of the next n bytes the host sends to the box
  *   reset                           reset the chip (like a power glitch); EEPROM is kept
  *   now                             print the current cycle
  *   stats                           print lights and the buzzer pin's edge count
@@ -172,6 +174,25 @@ static void uart_out_hook(struct avr_irq_t *irq, uint32_t value, void *param)
 	avr_raise_irq(pty.irq + IRQ_UART_PTY_BYTE_IN, v);
 }
 
+static int corrupt_in_left;
+static avr_irq_t *uart_in_dst, *my_uart_in;
+
+static void uart_in_hook(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	(void)param;
+	uint32_t v = value & 0xFF;
+	if (corrupt_in_left > 0) {
+		corrupt_in_left--;
+		corrupt_rng = corrupt_rng * 1103515245u + 12345u;
+		uint32_t bad = v ^ (1u << ((corrupt_rng >> 16) % 8));
+		printf("corrupt-in %llu %u %u\n", (unsigned long long)avr->cycle, v, bad);
+		fflush(stdout);
+		v = bad;
+	}
+	avr_raise_irq(uart_in_dst, v);
+}
+
 static void release_all(void)
 {
 	/* avr_reset() clears the PIN registers but not the IRQ values, and raising an IRQ to the value it
@@ -203,6 +224,8 @@ static int process_commands(void)
 		} else if (sscanf(c->line, "ev %llu %u %u", &a, &d, &u) == 3) {
 			schedule(base + a, (uint8_t)d, (uint8_t)u);
 			added = 1;
+		} else if (sscanf(c->line, "corrupt-in %d", &n) == 1) {
+			corrupt_in_left += n;
 		} else if (sscanf(c->line, "corrupt %d", &n) == 1) {
 			corrupt_left += n;
 		} else if (strncmp(c->line, "reset", 5) == 0) {
@@ -290,6 +313,12 @@ int main(int argc, char **argv)
 	my_uart_out = avr_alloc_irq(&avr->irq_pool, 0, 1, names);
 	avr_connect_irq(src, my_uart_out);
 	avr_irq_register_notify(my_uart_out, uart_out_hook, NULL);
+	uart_in_dst = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+	avr_unconnect_irq(pty.irq + IRQ_UART_PTY_BYTE_OUT, uart_in_dst);
+	static const char *names_in[] = {"8>callbox_sim.uart_in"};
+	my_uart_in = avr_alloc_irq(&avr->irq_pool, 0, 1, names_in);
+	avr_connect_irq(pty.irq + IRQ_UART_PTY_BYTE_OUT, my_uart_in);
+	avr_irq_register_notify(my_uart_in, uart_in_hook, NULL);
 
 	printf("ready %s %llu\n", pty.pty.slavename, (unsigned long long)avr->cycle);
 	fflush(stdout);
