@@ -35,3 +35,11 @@ test: system-deps-test $(TEST_STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+# The CALL button box: firmware ELF + simavr harness, and the end-to-end benchmark over them.
+firmware:
+	$(MAKE) -C hardware/firmware
+	$(MAKE) -C hardware/sim
+
+bench: firmware $(RUN_STAMP)
+	$(VENV)/bin/pirate-table buttons bench --sim-firmware --presses 10000

@@ -18,6 +18,7 @@ COMMANDS = [
     "companion.commands.app",
     "companion.commands.odds",
     "companion.commands.ledger",
+    "hardware.cli",
 ]
 
 
