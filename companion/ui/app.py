@@ -114,8 +114,6 @@ class PirateTableApp(App):
         self.box_text = st.text()
         self.screens["buttons"].refresh()
         self.sync_box_round()
-        if self.sm.current == "bid":
-            self.screens["bid"].refresh()
 
     def on_box_event(self, kind, detail):
         if kind == "reboot":

@@ -40,7 +40,7 @@ class BoxState:
 
     def text(self) -> str:
         if self.kind == "simulated":
-            s = "Box: simulated (keys 1-8, CALL buttons)"
+            s = "Box: simulated (software box)"
         elif self.kind == "connected":
             s = f"Box: connected {self.port}"
         elif self.kind == "disconnected":

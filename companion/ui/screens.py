@@ -661,7 +661,8 @@ class ButtonsScreen(Screen):
         app = _app()
         box = app.box
         st = box.state if box is not None else None
-        self.ids.state.text = app.box_text + (f"\n{st.detail}" if st is not None and st.detail else "")
+        self.ids.state.text = (app.box_text + (f"  on {st.port}" if st is not None and st.port else "")
+                               + (f"\n{st.detail}" if st is not None and st.detail else ""))
         names = self.players()
         seat_of = dict(box.box.seat_of_button) if box is not None and box.box is not None else {}
         self.ids.assign.disabled = self.prompt_seat is not None or not app._box_ok()
