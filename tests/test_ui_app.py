@@ -55,6 +55,43 @@ def bid_by_touch(app, player, q, r):
     assert app.session.hand.standing_bid == (q, r), app.status_text
 
 
+def box_ready(app):
+    return wait_until(lambda: app.box is not None and app.box.ready and "RTT" in app.box_text, 5)
+
+
+def test_box_status_and_seat_assignment_by_presses(app):
+    """The software box opened through the real driver; 'press your button' assigns seats by presses."""
+    assert box_ready(app), app.box_text
+    assert app.box.simulated and app.box_text.startswith("Box: simulated")
+    assert app.root_widget.ids.box_status.text == app.box_text
+    tap(app.root_widget.ids.nav_buttons)
+    bs = screen(app)
+    assert bs.name == "buttons"
+    assert bs.ids.state.text.startswith("Box: simulated") and app.box.softbox.port in bs.ids.state.text
+    tap_text(app, text="Assign seats: press your button")
+    assert wait_until(lambda: bs.ids.prompt.text == "Seat 1: Arville, press your button!")
+    tap_text(app, tag="softbutton:2")  # Arville's button is button 2
+    assert wait_until(lambda: bs.ids.prompt.text.startswith("Seat 2: Bethany"))
+    tap_text(app, tag="softbutton:2")  # already taken: ignored, seat 2 asked again
+    tap_text(app, tag="softbutton:1")
+    assert wait_until(lambda: bs.ids.prompt.text.startswith("Seat 3: Carter"))
+    from kivy.core.window import Window
+
+    for key in "345":  # keys press the software box's buttons on this screen
+        Window.dispatch("on_key_down", ord(key), 0, key, [])
+    assert wait_until(lambda: bs.ids.prompt.text == "Every seat has its button."), bs.ids.prompt.text
+    assert app.box.box.seat_of_button == {1: 1, 0: 2, 2: 3, 3: 4, 4: 5}
+    assert "button 2: seat 1 Arville" in bs.ids.table.text and "button 1: seat 2 Bethany" in bs.ids.table.text
+    assert "button 6: not used" in bs.ids.table.text
+    assert app.status_text.startswith("Seats assigned: button 2 = Arville, button 1 = Bethany")
+    # a press with no round armed is flagged, never a call
+    n = len(app.flagged_presses)
+    tap_text(app, tag="softbutton:3")
+    assert wait_until(lambda: len(app.flagged_presses) == n + 1)
+    assert not app.flagged_presses[-1].armed and "not a call" in app.status_text
+    tap(app.root_widget.ids.nav_start)
+
+
 def test_whole_hand_with_simultaneous_call(app):
     st = screen(app)
     assert st.name == "start"
@@ -78,7 +115,16 @@ def test_whole_hand_with_simultaneous_call(app):
     tap_text(app, tag="rank:2")
     assert find(deal, tag="letter:D").disabled
     assert not find(deal, tag="letter:C").disabled
+    # a press before the round is armed (starting cards not revealed) is flagged, not a call
+    n = len(app.flagged_presses)
+    assert app.box.press_seat(4)
+    assert wait_until(lambda: len(app.flagged_presses) == n + 1)
+    assert app.flagged_presses[-1].seats == (4,) and app.session.hand.phase == "starting"
+    buzzes = len(app.box.softbox.buzz_log)
     deal_by_touch(app, STARTING)
+    # bidding armed the box; the first bidder was announced on the buzzer
+    assert wait_until(lambda: app.box.softbox.armed and app.box.softbox.round == app.box_round)
+    assert wait_until(lambda: (2, 2000, 400) in app.box.softbox.buzz_log[buzzes:])
 
     bid = screen(app)
     assert bid.name == "bid"
@@ -98,13 +144,21 @@ def test_whole_hand_with_simultaneous_call(app):
     assert bid.ids.banner.text == "Eris:  7 Sevens"
     assert find(bid, tag="call:Eris").disabled  # cannot call one's own bid
 
-    # a simultaneous call: Douglas and Carter press CALL within the window
+    # a simultaneous call: Douglas and Carter press CALL within the window. The on-screen CALL buttons press
+    # the software box; the calls come back through the driver with the box's timestamps (clock sync)
+    drv = app.box.box
+    while drv.presses.qsize():
+        drv.presses.get_nowait()
     t1 = touch(find(bid, tag="call:Douglas"))
     t2 = touch(find(bid, tag="call:Carter"))
     t1.touch_down(); t1.touch_up()
     t2.touch_down(); t2.touch_up()
-    pump()
-    assert app.session.hand.callers == ("Douglas", "Carter"), app.status_text
+    assert wait_until(lambda: app.session.hand.callers == ("Douglas", "Carter"), 3), app.status_text
+    p1, p2 = drv.wait_press(1), drv.wait_press(1)
+    assert (p1.seats, p2.seats) == ((4,), (3,)) and p1.armed and p2.armed and p1.first and not p2.first
+    calls = [m for m in app.session.hand.moves if type(m).__name__ == "Call"]
+    gap_box_ms = (p2.host_time - p1.host_time) * 1000.0
+    assert abs((calls[1].t_ms - calls[0].t_ms) - gap_box_ms) < 0.01  # the hand time is the box's time
     assert wait_until(lambda: screen(app).name == "showdown", 3)
     sd = screen(app)
     assert sd.ids.subline.text == "Douglas and Carter called at the same time."
@@ -126,6 +180,7 @@ def test_whole_hand_with_simultaneous_call(app):
     assert app.session.hand.pot == 0
     assert "+5" in labels(ru) and "-8" in labels(ru)  # change from before the ante
 
+    assert wait_until(lambda: not app.box.softbox.armed)  # the hand is over: disarmed
     tap_text(app, text="Next hand")
     assert screen(app).name == "deal"
     assert screen(app).ids.title.text.startswith("Hand 2: ante 1 each")
@@ -173,10 +228,14 @@ def test_countdown_undo_keys_and_resume(app):
     assert bid.ids.banner.text == "First bidder: Douglas  (0C)"
     bid_by_touch(app, "Douglas", 2, 5)
     before = dict(app.session.hand.stacks)
+    buzzes = len(app.box.softbox.buzz_log)
     tap_text(app, text="Countdown")
     assert app.session.hand.countdown_by == "Douglas"
     assert wait_until(lambda: screen(app).name == "ruling", 3)
     assert screen(app).ids.banner.text == "Dead! Douglas takes the pot (2 Fives)"
+    # the six beats on the buzzer: going x3 (1500 Hz), dead x3 (800 Hz)
+    assert wait_until(lambda: [b for b in app.box.softbox.buzz_log[buzzes:] if b[0] == 1 and b[1] != 2000]
+                      == [(1, 1500, 150)] * 3 + [(1, 800, 300)] * 3), app.box.softbox.buzz_log[buzzes:]
     after = app.session.hand.stacks
     assert after["Douglas"] == before["Douglas"] + 4 + 5  # 1 coin from each of 4 others, the pot of 5 antes
     # undo the dead and the countdown: back to bidding, Douglas's bid standing
@@ -186,8 +245,7 @@ def test_countdown_undo_keys_and_resume(app):
     assert app.session.hand.countdown_by is None and app.session.hand.standing_bid == (2, 5)
     # keys 1-8 are the software box: key 2 is Bethany's CALL
     Window.dispatch("on_key_down", ord("2"), 0, "2", [])
-    pump()
-    assert app.session.hand.callers == ("Bethany",)
+    assert wait_until(lambda: app.session.hand.callers == ("Bethany",), 3), app.status_text
     assert wait_until(lambda: screen(app).name == "showdown", 3)
     state = app.session.to_dict()
 
@@ -221,6 +279,28 @@ def test_screens_ledger_powderkeg_settings(app):
     tap(app.root_widget.ids.nav_powderkeg)
     assert screen(app).name == "powderkeg"
     assert screen(app).ids.note.text
+
+
+def test_serial_port_setting_persisted_and_box_reboot_shown(app, tmp_path):
+    # a chosen port that has no box: the app says so and falls back to the software box
+    bad = str(tmp_path / "no-such-tty")
+    for key, value in (("serial", "port"), ("serial_port", bad)):
+        app.config.set("table", key, value)
+    app.config.write()
+    app.on_config_change(app.config, "table", "serial_port", bad)
+    assert wait_until(lambda: app.box.simulated and app.box.ready, 8), app.box_text
+    assert f"No button box on {bad}" in app.box.error
+    ini = (app.test_data_dir / "pirate-table.ini").read_text()
+    assert "serial = port" in ini and f"serial_port = {bad}" in ini
+    # the box reboots: the driver notices (new boot id) and the status bar says so
+    assert box_ready(app)
+    app.box.softbox.reboot()
+    assert wait_until(lambda: "rebooted x1" in app.root_widget.ids.box_status.text, 4), app.box_text
+    assert "rebooted" in app.status_text
+    app.config.set("table", "serial", "simulated")
+    app.config.write()
+    app.on_config_change(app.config, "table", "serial", "simulated")
+    assert box_ready(app) and "rebooted" not in app.box_text
 
 
 def test_powderkeg_round_by_touch(app):

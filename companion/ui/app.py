@@ -24,8 +24,9 @@ from companion.errors import PirateTableError
 from companion.games.pirates_bluff import Call, Bid, Countdown, Options, RevealStarting, Showdown
 from companion.session import TableSession
 from companion.ui import services
+from companion.ui.boxservice import BoxService
 from companion.ui.screens import (
-    BidScreen, DealScreen, HistoryScreen, LedgerScreen, PowderkegScreen, Root, RulingScreen,
+    BidScreen, ButtonsScreen, DealScreen, HistoryScreen, LedgerScreen, PowderkegScreen, Root, RulingScreen,
     SettingsScreen, ShowdownScreen, StartScreen,
 )
 
@@ -35,9 +36,12 @@ SETTINGS = [
     {"type": "title", "title": "Table devices"},
     {"type": "options", "title": "Camera", "desc": "Where the starting cards and hands are read from",
      "section": "table", "key": "camera", "options": ["auto", "off"]},
-    {"type": "options", "title": "Button box (serial port)",
-     "desc": "auto: find the box; simulated: the software box (keys 1-8 and on-screen CALL buttons)",
-     "section": "table", "key": "serial", "options": ["auto", "simulated"]},
+    {"type": "options", "title": "Button box",
+     "desc": "auto: find the box by USB VID:PID (none found: the software box); simulated: the software box "
+             "(keys 1-8 and on-screen CALL buttons); port: the serial port below",
+     "section": "table", "key": "serial", "options": ["auto", "simulated", "port"]},
+    {"type": "string", "title": "Serial port", "desc": "Used when Button box is 'port', e.g. /dev/ttyACM0",
+     "section": "table", "key": "serial_port"},
     {"type": "title", "title": "Timing"},
     {"type": "numeric", "title": "Simultaneity window (ms)",
      "desc": "Calls within this many ms of the first call are simultaneous (default for new sessions)",
@@ -53,6 +57,7 @@ class PirateTableApp(App):
     title = "Pirate Table"
     status_text = StringProperty("")
     status_error = BooleanProperty(False)
+    box_text = StringProperty("Box: opening...")
 
     def __init__(self, demo: bool = False, **kw):
         super().__init__(**kw)
@@ -60,13 +65,16 @@ class PirateTableApp(App):
         self.session: TableSession | None = None
         self._origin_ms = 0.0
         self._window_ev = None
+        self.box: BoxService | None = None
+        self.box_round: int | None = None   # the round armed on the box (None: disarmed)
+        self.flagged_presses: list = []     # presses that came while the round was not armed (never calls)
 
     # ---------------------------------------------------------------- config (Kivy conventions)
     def get_application_config(self, defaultpath="%(appdir)s/%(appname)s.ini"):
         return str(services.data_dir() / "pirate-table.ini")
 
     def build_config(self, config):
-        config.setdefaults("table", {"camera": "auto", "serial": "auto", "window_ms": "10", "pace_ms": "800",
+        config.setdefaults("table", {"camera": "auto", "serial": "auto", "serial_port": "", "window_ms": "10", "pace_ms": "800",
                                      "sounds": "1"})
 
     def build_settings(self, settings):
@@ -74,6 +82,101 @@ class PirateTableApp(App):
 
     def on_config_change(self, config, section, key, value):
         self.set_status(f"Setting {key} = {value} saved.")
+        if key in ("serial", "serial_port"):
+            self.start_box()
+
+    # ---------------------------------------------------------------- the button box (companion/ui/boxservice)
+    def serial_setting(self) -> str:
+        mode = self.config.get("table", "serial")
+        if mode == "port":
+            return self.config.get("table", "serial_port").strip() or "auto"
+        return mode
+
+    def start_box(self):
+        """(Re)open the box chosen in Settings on the service's thread; the status bar follows it."""
+        if self.box is not None:
+            self.box.close()
+        self.box_round = None
+        self.box_text = "Box: opening..."
+        self.box = BoxService(self.serial_setting(), self._post, on_press=self.on_box_press,
+                              on_state=self.on_box_state, on_event=self.on_box_event).start()
+
+    @staticmethod
+    def _post(fn):
+        Clock.schedule_once(lambda dt: fn(), 0)
+
+    def on_stop(self):
+        if self.box is not None:
+            self.box.close()
+            self.box = None
+
+    def on_box_state(self, st):
+        self.box_text = st.text()
+        self.screens["buttons"].refresh()
+        self.sync_box_round()
+
+    def on_box_event(self, kind, detail):
+        if kind == "reboot":
+            self.set_status("The button box rebooted: presses not yet acknowledged are lost; the round is "
+                            "re-armed.", error=True)
+        elif kind == "disconnected":
+            self.set_status("The button box is disconnected: reconnecting...", error=True)
+        elif kind == "reconnected":
+            self.set_status(f"The button box is back on {detail}.")
+        elif kind in ("error", "rearm-failed", "callback-error"):
+            self.set_status(str(detail), error=True)
+
+    def _box_ok(self) -> bool:
+        return self.box is not None and self.box.box is not None and self.box.box.connected
+
+    def sync_box_round(self, rearm=False):
+        """Armed while a Pirate's Bluff hand is bidding or called; disarmed otherwise (and between hands)."""
+        if not self._box_ok():
+            return
+        h = self.session.hand if self.session else None
+        want = (self.session is not None and self.session.game != "powderkeg" and h is not None
+                and h.phase in ("bidding", "called"))
+        if want and (self.box_round is None or rearm):
+            self.box_round = self.box.arm()
+        elif not want and self.box_round is not None:
+            self.box_round = None
+            self.box.disarm()
+
+    def on_box_press(self, press):
+        """A press from the box (real or software), on the UI thread: a call with the box's timestamp."""
+        who = [self.session.players[s - 1] if self.session and s <= len(self.session.players) else f"seat {s}"
+               for s in press.seats]
+        if not press.armed or self.box_round is None or press.round != self.box_round:
+            self.flagged_presses.append(press)
+            self.set_status(f"{' & '.join(who)} pressed before the round was armed (or after it ended): "
+                            "not a call.", error=True)
+            return
+        wall = BoxService.wall_ms(press)
+        for p in who:
+            if self.session and p in self.session.players:
+                self.call(p, wall)
+
+    def press_call(self, player, touch_wall_s=None):
+        """An on-screen CALL button or key 1-8: presses the software box (the call comes back from the box).
+        With a real box the buttons on the box are the only way to call."""
+        seat = self.session.players.index(player) + 1
+        if self.box is not None and self.box.simulated:
+            if not self.box.press_seat(seat, touch_wall_s):
+                self.set_status(f"No button assigned to seat {seat}: assign seats on the Buttons screen.",
+                                error=True)
+        elif self._box_ok():
+            self.set_status(f"{player}: press your button on the box.", error=True)
+        else:  # no box at all (the software box failed to start): the touch's own time
+            self.call(player, None if touch_wall_s is None else touch_wall_s * 1000.0)
+
+    def buzz_first_bidder(self):
+        if self._box_ok():
+            self.box.buzz(pattern=2, freq_hz=2000, duration_ms=400)
+
+    def buzz_beat(self, n):
+        """Beat n (1..6) of the countdown: three 'going' at a high pitch, three 'dead' low and longer."""
+        if self._box_ok():
+            self.box.buzz(pattern=1, freq_hz=1500 if n <= 3 else 800, duration_ms=150 if n <= 3 else 300)
 
     @property
     def pace_s(self) -> float:
@@ -87,7 +190,7 @@ class PirateTableApp(App):
         sm.transition = NoTransition()
         self.screens = {}
         for cls in (StartScreen, DealScreen, BidScreen, ShowdownScreen, RulingScreen, HistoryScreen,
-                    LedgerScreen, PowderkegScreen, SettingsScreen):
+                    LedgerScreen, PowderkegScreen, SettingsScreen, ButtonsScreen):
             scr = cls()
             self.screens[scr.name] = scr
             sm.add_widget(scr)
@@ -105,9 +208,7 @@ class PirateTableApp(App):
         Window.bind(on_key_down=self._on_key_down)
         self.root_widget = root
         self.go("start")
-        ok, msg = services.box_status()
-        self.set_status("Software box: on-screen CALL buttons and keys 1-8." +
-                        ("" if ok else "  " + msg))
+        self.start_box()
         return root
 
     # ---------------------------------------------------------------- navigation
@@ -125,6 +226,7 @@ class PirateTableApp(App):
         nav.nav_hand.disabled = not has
         nav.nav_history.disabled = not has
         nav.nav_ledger.disabled = not has
+        self.sync_box_round()
 
     def hand_screen_name(self) -> str:
         h = self.session.hand if self.session else None
@@ -254,6 +356,7 @@ class PirateTableApp(App):
             self.screens["bid"].bidder = fb
             self.screens["bid"].q0 = None
             self.go("bid")
+            self.buzz_first_bidder()
         self._do(RevealStarting.of(cards), after)
 
     def bid(self, player, q, r):
@@ -278,7 +381,8 @@ class PirateTableApp(App):
                             + (" (simultaneous)" if len(h.callers) > 1 else ""))
             self.screens["bid"].refresh()
             if first:
-                wait = h.options.window_ms / 1000.0 + 0.05
+                # late simultaneous presses still in flight from the box (resent every 20 ms if lost)
+                wait = h.options.window_ms / 1000.0 + 0.15
                 self._window_ev = Clock.schedule_once(self._window_closed, wait)
             elif self.sm.current == "showdown":
                 self.screens["showdown"].refresh()
@@ -318,8 +422,11 @@ class PirateTableApp(App):
             self._window_ev.cancel()
             self._window_ev = None
         self.screens["bid"].stop_beats()
+        was = h.phase
         a = self.session.undo()
         self.save()
+        if was == "called" and h.phase == "bidding":
+            self.sync_box_round(rearm=True)  # a new round: the box's first-call latch and lights cleared
         self.set_status(f"Undone: {a if not isinstance(a, (RevealStarting, Showdown)) else type(a).__name__}")
         if self.session.game == "powderkeg":
             self.go("powderkeg")
@@ -401,12 +508,16 @@ class PirateTableApp(App):
 
     # ---------------------------------------------------------------- the software box: keys 1-8
     def _on_key_down(self, window, key, scancode, codepoint, modifiers):
-        if codepoint and codepoint in "12345678" and len(codepoint) == 1 and self.session is not None:
+        if codepoint and codepoint in "12345678" and len(codepoint) == 1 and (
+                self.session is not None or self.sm.current == "buttons"):
             focus = [t for t in self.screens["start"].name_inputs if t.focus]
             if focus:
                 return False
             seat = int(codepoint) - 1
+            if self.sm.current == "buttons":
+                self.screens["buttons"].press_button(seat)
+                return True
             if seat < len(self.session.players):
-                self.call(self.session.players[seat])
+                self.press_call(self.session.players[seat], services.now_ms() / 1000.0)
                 return True
         return False

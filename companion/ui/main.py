@@ -121,13 +121,14 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
             shot("deal"),
             lambda: app.reveal({p: PBCard.parse(c) for p, c in DEMO_STARTING.items()}),
             bids, shot("bid"),
-            lambda: app.call("Douglas"),
+            lambda: app.press_call("Douglas"),  # the software box's button, through the driver
             lambda: None, lambda: None,  # the simultaneity window closes
             counts, shot("showdown"),
             lambda: app.showdown({p: tuple(v) for p, v in DEMO_COUNTS.items()}), shot("ruling"),
             app.next_hand, show("history"), shot("history"),
             show("ledger"), shot("ledger"),
             show("settings"), shot("settings"),
+            show("buttons"), shot("buttons"),
             powderkeg_round, lambda: None, shot("powderkeg"),
             app.stop,
         ]

@@ -67,10 +67,16 @@ def camera_status() -> tuple[bool, str]:
 
 
 def box_status() -> tuple[bool, str]:
-    if _has("hardware.driver"):
-        return True, "button box driver available"
-    return False, ("Button box driver (hardware/driver.py) has not landed yet: use the on-screen CALL buttons "
-                   "or keys 1-8.")
+    """Whether a real CALL button box is plugged in (a serial port with a known USB VID:PID)."""
+    try:
+        from hardware.driver import find_box_ports
+
+        ports = find_box_ports()
+    except Exception as exc:  # no pyserial list_ports backend here
+        return False, f"No button box found ({exc}): the software box (keys 1-8, CALL buttons)."
+    if ports:
+        return True, f"button box on {ports[0]}"
+    return False, "No button box found: the software box (keys 1-8, on-screen CALL buttons)."
 
 
 def ledger_status() -> tuple[bool, str]:
