@@ -15,6 +15,7 @@ from companion.errors import PirateTableError
 
 COMMANDS = [
     "companion.commands.referee",
+    "vision.cli",
 ]
 
 

@@ -162,25 +162,31 @@ class IndexReader:
         so.inter_op_num_threads = 1
         self.sess = ort.InferenceSession(str(path or MODELS / "index_reader.onnx"), so, providers=["CPUExecutionProvider"])
 
-    def read(self, gray: np.ndarray, rects) -> list[IndexRead]:
-        if not rects:
+    def read(self, gray: np.ndarray, quads, flip: list[bool]) -> list[IndexRead]:
+        """Read index quads (TL, TR, BR, BL). Where ``flip`` is set, the 180-degree reading is tried too and
+        the reading the reader finds upright wins (detected boxes know their axis but not their direction)."""
+        if not quads:
             return []
-        quads, crops = [], []
-        for cx, cy, w, h, r in rects:
-            uq = upright_quad(cx, cy, w, h, r)
+        crops, owner = [], []
+        for i, (uq, f) in enumerate(zip(quads, flip)):
             c = crop_quad(gray, uq)
-            quads.append(uq)
             crops.append(normalize_crop(c))
-            crops.append(normalize_crop(c[::-1, ::-1].copy()))
+            owner.append((i, False))
+            if f:
+                crops.append(normalize_crop(c[::-1, ::-1].copy()))
+                owner.append((i, True))
         x = np.stack(crops).astype(np.float32)
         rank_logits, letter_logits = self.sess.run(None, {"crop": x})
         pr = _softmax(rank_logits)
         pl = _softmax(letter_logits)
+        best: dict[int, tuple] = {}
+        for j, (i, flipped) in enumerate(owner):
+            if i not in best or pr[j, 9] < pr[best[i][0], 9]:
+                best[i] = (j, flipped)
         out = []
         for i, uq in enumerate(quads):
-            a, b = 2 * i, 2 * i + 1
-            j = a if pr[a, 9] <= pr[b, 9] else b
-            q = uq if j == a else uq[[2, 3, 0, 1]]
+            j, flipped = best[i]
+            q = uq[[2, 3, 0, 1]] if flipped else uq
             rk = int(pr[j, :9].argmax())
             lt = int(pl[j].argmax())
             conf = float(pr[j, rk] * pl[j, lt])
@@ -195,57 +201,94 @@ def _softmax(z):
 
 
 class Scanner:
-    """Detector + index reader. ``scan(frame)`` -> (cards, index_reads)."""
+    """Detector + index reader. ``scan(frame)`` -> (cards, index_reads).
 
-    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2):
+    For each whole card, each of its two corners is read from the detected index box when the detector
+    found one there, otherwise from where the index must be on the card (the card's outline snapped to
+    its edges at full resolution, then the index position in card millimetres)."""
+
+    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True):
         models = Path(models or MODELS)
         self.detector = Detector(models / "card_det.onnx", backend, threads)
         self.reader = IndexReader(models / "index_reader.onnx", threads)
+        self.use_geometry = use_geometry
 
     def scan(self, bgr: np.ndarray):
+        from vision.geometry import card_index_quads, image_gradients, snap_quad
+
         dets = self.detector(bgr)
-        cards = [d for d in dets if d[0] == 0 and d[1] >= 0.4]
+        cards = sorted([d for d in dets if d[0] == 0 and d[1] >= 0.4], key=lambda d: -d[1])
         idx = [d for d in dets if d[0] == 1 and d[1] >= 0.3]
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-        reads = self.reader.read(gray, [d[2:] for d in idx])
-        for rd, d in zip(reads, idx):
-            rd.det_conf = d[1]
-        return assemble(cards, reads), reads
+        idx_quads = [upright_quad(*d[2:]) for d in idx]
+        used: set[int] = set()
+        quads, flips, owners = [], [], []  # owner: (card number, corner) or (-1, index number)
+        card_quads = []
+        gx = gy = None
+        for ci, c in enumerate(cards):
+            cq = upright_quad(*c[2:])
+            if self.use_geometry:
+                if gx is None:
+                    gx, gy = image_gradients(gray)
+                cq = snap_quad(gx, gy, cq, 0.12)
+                cq = snap_quad(gx, gy, cq, 0.06)
+            card_quads.append(cq)
+            for corner, gq in enumerate(card_index_quads(cq)):
+                gc = gq.mean(0)
+                size = float(np.linalg.norm(gq[0] - gq[2]))
+                near = [k for k in range(len(idx)) if k not in used and np.linalg.norm(idx_quads[k].mean(0) - gc) < 0.5 * size]
+                if near:
+                    k = max(near, key=lambda k: idx[k][1])
+                    used.add(k)
+                    quads.append(idx_quads[k])
+                    flips.append(True)
+                elif self.use_geometry:
+                    quads.append(gq)
+                    flips.append(False)
+                else:
+                    continue
+                owners.append((ci, corner))
+        poly = [cq.reshape(-1, 1, 2) for cq in card_quads]
+        for k in range(len(idx)):
+            if k in used:
+                continue
+            ctr = tuple(map(float, idx_quads[k].mean(0)))
+            if any(cv2.pointPolygonTest(p, ctr, False) >= 0 for p in poly):
+                continue  # an index inside a whole card but not at its corners: ignore
+            quads.append(idx_quads[k])
+            flips.append(True)
+            owners.append((-1, k))
+        reads = self.reader.read(gray, quads, flips)
+        for rd, (ci, k) in zip(reads, owners):
+            rd.det_conf = cards[ci][1] if ci >= 0 else idx[k][1]
+        per_card = [[rd for rd, (ci, _) in zip(reads, owners) if ci == n] for n in range(len(cards))]
+        fan = [rd for rd, (ci, _) in zip(reads, owners) if ci < 0]
+        return assemble(card_quads, [c[1] for c in cards], per_card, fan), reads
 
 
-def assemble(card_dets, reads: list[IndexRead]) -> list[CardRead]:
-    from vision.geometry import rect_corners
-
-    used = set()
+def assemble(card_quads, card_confs, per_card, fan) -> list[CardRead]:
     out = []
-    for c in sorted(card_dets, key=lambda d: -d[1]):
-        corners = rect_corners(*c[2:])
-        poly = corners.reshape(-1, 1, 2)
-        mine = [i for i, rd in enumerate(reads) if i not in used and cv2.pointPolygonTest(poly, tuple(map(float, rd.center)), False) >= 0]
-        mine = sorted(mine, key=lambda i: -reads[i].det_conf)[:2]
-        used.update(mine)
-        votes = [reads[i] for i in mine if reads[i].conf >= INDEX_MIN]
+    for corners, dconf, mine in zip(card_quads, card_confs, per_card):
+        votes = [r for r in mine if r.conf >= INDEX_MIN]
         rank = letter = None
         conf = 0.0
         if len(votes) == 2:
             a, b = votes
-            if (a.rank, a.letter) == (b.rank, b.letter) and (a.conf + b.conf) / 2 >= CARD_AGREE_MIN:
+            same = (a.rank, a.letter) == (b.rank, b.letter)
+            if same and (a.conf + b.conf) / 2 >= CARD_AGREE_MIN:
                 rank, letter, conf = a.rank, a.letter, (a.conf + b.conf) / 2
             else:
-                conf = max(a.conf, b.conf) if (a.rank, a.letter) == (b.rank, b.letter) else 0.0
-        elif len(votes) == 1 and votes[0].conf >= CARD_SINGLE_MIN and len(mine) < 2:
+                conf = (a.conf + b.conf) / 2 if same else 0.0
+        elif len(votes) == 1 and votes[0].conf >= CARD_SINGLE_MIN:
             rank, letter, conf = votes[0].rank, votes[0].letter, votes[0].conf
         elif votes:
             conf = max(v.conf for v in votes)
-        # order corners starting from the corner nearest the first index's top-left
-        if mine:
-            tl = reads[mine[0]].quad[0]
+        if mine:  # corners start at the top-left of the first index as read
+            tl = mine[0].quad[0]
             k = int(np.argmin(((corners - tl) ** 2).sum(1)))
             corners = np.roll(corners, -k, axis=0)
-        out.append(CardRead("card", corners, rank, letter, conf, [reads[i] for i in mine]))
-    for i, rd in enumerate(reads):
-        if i in used:
-            continue
+        out.append(CardRead("card", corners, rank, letter, conf, mine))
+    for rd in fan:
         ok = rd.conf >= FAN_MIN
         out.append(CardRead("index", rd.quad, rd.rank if ok else None, rd.letter if ok else None, rd.conf, [rd]))
     return out

@@ -54,6 +54,9 @@ def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene:
     n = 0
     for k in range(n_scenes):
         seed = seed0 + k
+        if (lab_dir / f"s{seed}_{tiles_per_scene - 1}.txt").exists():
+            n += tiles_per_scene
+            continue
         sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES)
         small = cv2.resize(sc.image, None, fx=DET_SCALE, fy=DET_SCALE, interpolation=cv2.INTER_AREA)
         objs = []
@@ -82,33 +85,41 @@ def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene:
             cv2.imwrite(str(img_dir / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 92])
             (lab_dir / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
             n += 1
+    # a small validation list (ultralytics validates once after the last epoch even with val=False)
+    names = sorted(p.name for p in img_dir.glob("*.jpg"))[:40]
+    (out / "val.txt").write_text("".join(f"./images/train/{nm}\n" for nm in names))
     (out / "data.yaml").write_text(
-        f"path: {out.resolve()}\ntrain: images/train\nval: images/train\nnames:\n  0: card\n  1: index\n"
+        f"path: {out.resolve()}\ntrain: images/train\nval: val.txt\nnames:\n  0: card\n  1: index\n"
     )
     return n
 
 
-def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | None, batch: int = 16, workers: int = 2) -> Path:
+def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | None, batch: int = 16, workers: int = 2,
+                   init: Path | None = None, name: str = "det") -> Path:
     import ultralytics.utils.torch_utils as tu
     from ultralytics import YOLO
 
     tu.NUM_THREADS = 2
-    model = YOLO("yolov8n-obb.yaml")
+    # From scratch (a yaml, no downloaded weights); `init` continues from an earlier run of this recipe.
+    model = YOLO(str(init)) if init else YOLO("yolov8n-obb.yaml")
     kw = dict(
         data=str(data_dir / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, workers=workers,
         pretrained=False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
-        val=False, device="cpu", amp=False, project=str(run_dir), name="det", exist_ok=True, verbose=False,
+        val=False, device="cpu", amp=False, project=str(run_dir), name=name, exist_ok=True, verbose=False,
         close_mosaic=0, warmup_epochs=min(1, epochs),
     )
     if hours:
         kw["time"] = hours
     model.train(**kw)
-    return run_dir / "det" / "weights" / "last.pt"
+    return run_dir / name / "weights" / "last.pt"
 
 
 def export_detector(pt: Path, onnx_out: Path) -> Path:
     from ultralytics import YOLO
+    from ultralytics.utils.torch_utils import strip_optimizer
 
+    pt = Path(shutil.copy(pt, pt.with_name("export.pt")))
+    strip_optimizer(str(pt))  # drop optimizer state: the committed .pt is the weights only
     f = YOLO(str(pt)).export(format="onnx", imgsz=[384, 640], opset=17, simplify=True, dynamic=False)
     shutil.copy(f, onnx_out)
     shutil.copy(pt, onnx_out.with_suffix(".pt"))
@@ -162,13 +173,13 @@ def make_reader_net():
         def __init__(self):
             super().__init__()
             self.f = nn.Sequential(
-                block(1, 24), block(24, 24), nn.MaxPool2d(2),  # 32x16
-                block(24, 48), block(48, 48), nn.MaxPool2d(2),  # 16x8
-                block(48, 96), nn.MaxPool2d(2),  # 8x4
-                block(96, 128), nn.AdaptiveAvgPool2d((2, 1)), nn.Flatten(), nn.Dropout(0.2),
+                block(1, 16), block(16, 16), nn.MaxPool2d(2),  # 24x12
+                block(16, 32), block(32, 32), nn.MaxPool2d(2),  # 12x6
+                block(32, 64), nn.MaxPool2d(2),  # 6x3
+                block(64, 96), nn.AdaptiveAvgPool2d((2, 1)), nn.Flatten(), nn.Dropout(0.1),
             )
-            self.rank = nn.Linear(256, 10)
-            self.letter = nn.Linear(256, 8)
+            self.rank = nn.Linear(192, 10)
+            self.letter = nn.Linear(192, 8)
 
         def forward(self, x):
             z = self.f(x)
@@ -231,8 +242,10 @@ def main(argv=None) -> int:
     ap.add_argument("--det-epochs", type=int, default=30)
     ap.add_argument("--det-hours", type=float, default=0.42, help="ultralytics time budget (overrides epochs)")
     ap.add_argument("--reader-scenes", type=int, default=900)
-    ap.add_argument("--reader-steps", type=int, default=2500)
+    ap.add_argument("--reader-steps", type=int, default=1800)
     ap.add_argument("--only", choices=["det", "reader"], default=None)
+    ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
+    ap.add_argument("--det-name", default="det")
     args = ap.parse_args(argv)
     import tempfile
 
@@ -254,16 +267,24 @@ def main(argv=None) -> int:
         report["det_tiles"] = n
         report["det_gen_s"] = round(time.time() - t0, 1)
         t0 = time.time()
-        pt = train_detector(work / "det_data", work / "runs", args.det_epochs, args.det_hours, batch=4 if args.smoke else 16, workers=0 if args.smoke else 2)
+        pt = train_detector(work / "det_data", work / "runs", args.det_epochs, args.det_hours, batch=4 if args.smoke else 16, workers=0 if args.smoke else 2,
+                            init=Path(args.det_init) if args.det_init else None, name=args.det_name)
         report["det_train_s"] = round(time.time() - t0, 1)
         export_detector(pt, out / "card_det.onnx")
     if args.only in (None, "reader"):
         t0 = time.time()
-        X, R, L = gen_crops(args.reader_scenes, seed0=100_000)
+        cache = work / f"crops_{args.reader_scenes}_{CROP_W}x{CROP_H}.npz"
+        if cache.exists() and not args.smoke:
+            z = np.load(cache)
+            X, R, L = z["X"], z["R"], z["L"]
+        else:
+            X, R, L = gen_crops(args.reader_scenes, seed0=100_000)
+            if not args.smoke:
+                np.savez(cache, X=X, R=R, L=L)
         report["reader_crops"] = int(len(X))
         report["reader_gen_s"] = round(time.time() - t0, 1)
         t0 = time.time()
-        train_reader(X, R, L, args.reader_steps, out / "index_reader.onnx", batch=16 if args.smoke else 128)
+        train_reader(X, R, L, args.reader_steps, out / "index_reader.onnx", batch=16 if args.smoke else 64)
         report["reader_train_s"] = round(time.time() - t0, 1)
     (out / "train_report.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
