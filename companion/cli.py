@@ -19,6 +19,7 @@ COMMANDS = [
     "companion.commands.odds",
     "companion.commands.ledger",
     "hardware.cli",
+    "vision.cli",
 ]
 
 

@@ -1,0 +1,129 @@
+"""CLI glue for the camera: `scan`, `print-deck`, `vision bench|train|fixtures`. Heavy imports inside functions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from companion.errors import PirateTableError
+
+DECKS = ["pirates-bluff"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("scan", help="read the Pirate's Bluff cards in a photo (JSON with --json)",
+                       description="Find every face-up card in IMAGE and read its rank and letter. A card that "
+                       "cannot be read with confidence is listed with rank null, never guessed.")
+    p.add_argument("image")
+    p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
+    p.add_argument("--backend", choices=["ort", "cv2", "ultralytics"], default="ort")
+    p.add_argument("--models", default=None, help="folder with card_det.onnx and index_reader.onnx")
+    p.set_defaults(func=run_scan)
+
+    p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
+    p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--size", choices=["poker", "bridge", "uno"], default="poker")
+    p.add_argument("--paper", choices=["a4", "letter"], default="a4")
+    p.set_defaults(func=run_print_deck)
+
+    p = sub.add_parser("vision", help="camera models: benchmark, training, live camera")
+    vs = p.add_subparsers(dest="vision_cmd", metavar="SUB")
+    b = vs.add_parser("bench", help="accuracy and speed on held-out synthetic scenes")
+    b.add_argument("--start-scenes", type=int, default=200)
+    b.add_argument("--fan-scenes", type=int, default=100)
+    b.add_argument("--seed", type=int, default=9_000_000)
+    b.add_argument("--no-reference", action="store_true", help="skip the ultralytics reference timing")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=run_bench)
+    t = vs.add_parser("train", help="generate data, train and export both models (python -m vision.train)")
+    t.add_argument("--smoke", action="store_true")
+    t.add_argument("--out", default=None)
+    t.set_defaults(func=run_train)
+    c = vs.add_parser("camera", help="live: read the table from an OpenCV camera when it is still")
+    c.add_argument("--device", default="0")
+    c.add_argument("--frames", type=int, default=0, help="stop after this many readings (0: run until Ctrl-C)")
+    c.set_defaults(func=run_camera)
+    p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
+
+
+def _scanner(args):
+    from pathlib import Path
+
+    from vision.detect import MODELS, Scanner
+
+    models = Path(args.models) if getattr(args, "models", None) else MODELS
+    for f in ("card_det.onnx", "index_reader.onnx"):
+        if not (models / f).exists():
+            raise PirateTableError(f"model file missing: {models / f} (train with `pirate-table vision train`)")
+    return Scanner(getattr(args, "backend", "ort"), models)
+
+
+def run_scan(args) -> int:
+    import cv2
+
+    img = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if img is None:
+        raise PirateTableError(f"cannot read image {args.image!r}")
+    from vision.detect import first_bidder
+
+    cards, _ = _scanner(args).scan(img)
+    out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
+           "cards": [c.to_json() for c in cards]}
+    if args.first_bidder:
+        out["first_bidder"] = first_bidder(cards)
+    if args.json:
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for c in out["cards"]:
+            name = c["card"] or "unreadable"
+            print(f"{c['kind']:5s} {name:10s} conf {c['confidence']:.3f} corners {c['corners']}")
+        if args.first_bidder:
+            print(f"first bidder: {out['first_bidder']}")
+    return 0
+
+
+def run_print_deck(args) -> int:
+    from pathlib import Path
+
+    from vision.decks.pdf import write_deck_pdf
+    from vision.decks.render import PRINT_STYLE, render_card
+    from dataclasses import replace
+
+    out = Path(args.output)
+    if not out.parent.exists():
+        raise PirateTableError(f"folder does not exist: {out.parent}")
+    style = replace(PRINT_STYLE, size=args.size)
+    ppm = 11.81  # 300 dpi
+    cards = ((f"{r}{l}", render_card(r, l, style, ppm)[0]) for r in range(9) for l in "ABCDEFGH")
+    pages = write_deck_pdf(cards, out, style.size_mm, args.paper, ppm)
+    print(f"wrote {out} ({pages} pages, 72 cards, {args.size} {style.size_mm[0]:g}x{style.size_mm[1]:g} mm, cut marks)")
+    return 0
+
+
+def run_bench(args) -> int:
+    from vision.bench import bench
+
+    res = bench(args.start_scenes, args.fan_scenes, args.seed, reference=not args.no_reference)
+    if args.json:
+        json.dump(res, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return 0
+
+
+def run_train(args) -> int:
+    from vision.train import main
+
+    argv = (["--smoke"] if args.smoke else []) + (["--out", args.out] if args.out else [])
+    return main(argv)
+
+
+def run_camera(args) -> int:
+    from vision.camera import run_live
+
+    dev = int(args.device) if args.device.isdigit() else args.device
+    return run_live(dev, args.frames)

@@ -1,0 +1,121 @@
+"""Geometry shared by training and runtime (numpy + cv2 only, no torch)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+# Classifier input: an index crop, upright, CROP_W x CROP_H grey pixels.
+CROP_W, CROP_H = 24, 48
+CROP_EXPAND = 1.15
+
+
+def rect_from_quad(q: np.ndarray) -> tuple[float, float, float, float, float]:
+    """(cx, cy, w, h, angle_rad) of the min-area rectangle around a quad, ultralytics' xywhr convention."""
+    (cx, cy), (w, h), a = cv2.minAreaRect(q.astype(np.float32))
+    return cx, cy, w, h, math.radians(a)
+
+
+def rect_corners(cx, cy, w, h, r) -> np.ndarray:
+    c, s = math.cos(r), math.sin(r)
+    u = np.array([c, s]) * w / 2
+    v = np.array([-s, c]) * h / 2
+    ctr = np.array([cx, cy])
+    return np.array([ctr - u - v, ctr + u - v, ctr + u + v, ctr - u + v], np.float32)
+
+
+def upright_quad(cx, cy, w, h, r) -> np.ndarray:
+    """Corners (TL, TR, BR, BL) of the rectangle with its long side taken as 'up' (one of two readings)."""
+    if w > h:
+        w, h, r = h, w, r + math.pi / 2
+    return rect_corners(cx, cy, w, h, r)
+
+
+def crop_quad(gray: np.ndarray, quad: np.ndarray, expand: float = CROP_EXPAND) -> np.ndarray:
+    """Warp the quad (TL, TR, BR, BL), grown by ``expand`` about its centre, to a CROP_W x CROP_H crop."""
+    ctr = quad.mean(0)
+    q = (quad - ctr) * expand + ctr
+    dst = np.array([[0, 0], [CROP_W, 0], [CROP_W, CROP_H], [0, CROP_H]], np.float32)
+    M = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    return cv2.warpPerspective(gray, M, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def normalize_crop(crop: np.ndarray) -> np.ndarray:
+    """uint8 crop -> float32 (1, H, W), contrast-stretched so lighting and ink colour matter less."""
+    c = crop.astype(np.float32)
+    lo, hi = np.percentile(c, 2), np.percentile(c, 98)
+    c = (c - lo) / max(hi - lo, 8.0)
+    return np.clip(c, 0, 1)[None] * 2 - 1
+
+
+# The index quad on a poker card, in mm from the top-left corner (renderer: index at 3 mm, 0.8 mm pad).
+CARD_MM = (63.0, 88.0)
+INDEX_MM = np.array([[1.9, 2.2], [9.5, 2.2], [9.5, 18.4], [1.9, 18.4]], np.float32)
+
+
+def image_gradients(gray: np.ndarray):
+    g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    return cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+
+
+def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 0.08) -> np.ndarray:
+    """Move each side of an approximate card quad onto the strongest straight edge near it.
+
+    Each side is tried at offsets up to ``search`` x the card's short side along its normal and at small
+    turns; the score is the mean gradient across the line (the card's outline is one straight edge).
+    The four fitted lines are intersected, which recovers the perspective quad. Falls back to the input
+    when the fit is implausible.
+    """
+    h, w = gx.shape
+    quad = quad.astype(np.float32)
+    ctr = quad.mean(0)
+    short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
+    R = max(3, int(round(search * short)))
+    offs = np.arange(-R, R + 1, dtype=np.float32)
+    angs = np.radians(np.arange(-4, 4.5, 1.0, dtype=np.float32))
+    s = np.linspace(-0.35, 0.35, 28, dtype=np.float32)
+    lines = []
+    for i in range(4):
+        p, q = quad[i], quad[(i + 1) % 4]
+        mid = (p + q) / 2
+        L = float(np.linalg.norm(q - p))
+        t0 = (q - p) / max(L, 1e-6)
+        ca, sa = np.cos(angs), np.sin(angs)
+        t = np.stack([t0[0] * ca - t0[1] * sa, t0[0] * sa + t0[1] * ca], -1)  # A x 2
+        n = np.stack([t[:, 1], -t[:, 0]], -1)
+        out_sign = np.sign(((mid - ctr) * n[len(angs) // 2]).sum()) or 1.0
+        n = n * out_sign
+        pts = mid[None, None, None] + (s[None, None, :, None] * L) * t[:, None, None, :] + offs[None, :, None, None] * n[:, None, None, :]
+        xi = np.clip(np.round(pts[..., 0]).astype(np.int32), 0, w - 1)
+        yi = np.clip(np.round(pts[..., 1]).astype(np.int32), 0, h - 1)
+        gn = gx[yi, xi] * n[:, None, None, 0] + gy[yi, xi] * n[:, None, None, 1]
+        score = -gn.mean(-1) - 0.5 * gn.std(-1)  # A x O: paper brighter inside, strong and consistent along the line
+        a, o = np.unravel_index(int(score.argmax()), score.shape)
+        lines.append((mid + offs[o] * n[a], t[a]))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[(i - 1) % 4], lines[i]
+        A = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], np.float32)
+        if abs(np.linalg.det(A)) < 1e-3:
+            return quad
+        k = np.linalg.solve(A, p2 - p1)
+        out.append(p1 + k[0] * d1)
+    out = np.array(out, np.float32)
+    a0, a1 = abs(cv2.contourArea(quad)), abs(cv2.contourArea(out))
+    if not (0.75 < a1 / max(a0, 1) < 1.33) or np.abs(out - quad).max() > 2.5 * R:
+        return quad
+    return out
+
+
+def card_index_quads(card_quad: np.ndarray) -> list[np.ndarray]:
+    """The two index quads (upright reading order) of a card quad (TL, TR, BR, BL, long side vertical)."""
+    src = np.array([[0, 0], [CARD_MM[0], 0], [CARD_MM[0], CARD_MM[1]], [0, CARD_MM[1]]], np.float32)
+    out = []
+    for roll in (0, 2):
+        q = np.roll(card_quad, -roll, axis=0).astype(np.float32)
+        M = cv2.getPerspectiveTransform(src, q)
+        p = cv2.perspectiveTransform(INDEX_MM[None], M)[0]
+        out.append(p.astype(np.float32))
+    return out

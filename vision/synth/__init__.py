@@ -1,0 +1,1 @@
+"""Synthetic table scenes with labels, reproducible from a seed (see docs/camera.md)."""

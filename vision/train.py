@@ -1,0 +1,295 @@
+"""Generate data, train and export the camera's two models, in one command.
+
+    python -m vision.train            # full recipe (see models/MODEL_CARD.md)
+    python -m vision.train --smoke    # a few steps on a tiny set, into a temp dir (used by the tests)
+
+1. Detector: YOLOv8n-OBB trained from scratch by ultralytics (``YOLO('yolov8n-obb.yaml')``, no downloaded
+   weights) on synthetic scenes, 2 classes: 0 card (a whole visible card), 1 index (a visible corner index).
+   Scenes are 1280x720, halved to 640x360 (the runtime's input scale) and cut into 320x320 tiles.
+2. Index reader: a small plain CNN (torch) on upright index crops taken from full-resolution scenes
+   (the same crop code as the runtime, with the detector's typical box error simulated), two heads:
+   rank (0-8, or 9 = "this is the index upside down / not an index") and letter (A-H).
+Both are exported to ONNX under models/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.geometry import CROP_H, CROP_W, crop_quad, normalize_crop, rect_from_quad, upright_quad
+from vision.synth.scene import make_scene
+from vision.synth.surfaces import TRAIN_SURFACES
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+DET_SCALE = 0.5  # frames are halved before detection (1280x720 -> 640x360)
+TILE = 320
+LAYOUTS = ("start", "start", "fan", "mixed")
+
+
+def _clip_poly(q, x0, y0, w, h):
+    rect = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float32)
+    area, inter = cv2.intersectConvexConvex(q.astype(np.float32), rect)
+    full = abs(cv2.contourArea(q.astype(np.float32)))
+    if inter is None or full <= 0:
+        return None, 0.0
+    return inter.reshape(-1, 2), area / full
+
+
+def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3) -> int:
+    """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written."""
+    img_dir, lab_dir = out / "images" / "train", out / "labels" / "train"
+    img_dir.mkdir(parents=True, exist_ok=True)
+    lab_dir.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for k in range(n_scenes):
+        seed = seed0 + k
+        if (lab_dir / f"s{seed}_{tiles_per_scene - 1}.txt").exists():
+            n += tiles_per_scene
+            continue
+        sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES)
+        small = cv2.resize(sc.image, None, fx=DET_SCALE, fy=DET_SCALE, interpolation=cv2.INTER_AREA)
+        objs = []
+        for c in sc.cards:
+            if c.card_visible >= 0.97:
+                objs.append((0, c.quad * DET_SCALE))
+            for q, v in zip(c.index_quads, c.index_visible):
+                if v >= 0.9:
+                    objs.append((1, q * DET_SCALE))
+        H, W = small.shape[:2]
+        rng = np.random.default_rng(seed + 7)
+        xs = np.linspace(0, W - TILE, tiles_per_scene)
+        for t, x0 in enumerate(xs):
+            x0 = int(x0 + rng.integers(-20, 21)) if 0 < t < tiles_per_scene - 1 else int(x0)
+            y0 = int(rng.integers(0, H - TILE + 1))
+            tile = small[y0 : y0 + TILE, x0 : x0 + TILE]
+            lines = []
+            for cls, q in objs:
+                poly, frac = _clip_poly(q, x0, y0, TILE, TILE)
+                if poly is None or frac < 0.5:
+                    continue
+                rect = cv2.minAreaRect((poly - [x0, y0]).astype(np.float32))
+                pts = np.clip(cv2.boxPoints(rect) / TILE, 0, 1)
+                lines.append(f"{cls} " + " ".join(f"{v:.5f}" for v in pts.reshape(-1)))
+            name = f"s{seed}_{t}"
+            cv2.imwrite(str(img_dir / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            (lab_dir / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            n += 1
+    # a small validation list (ultralytics validates once after the last epoch even with val=False)
+    names = sorted(p.name for p in img_dir.glob("*.jpg"))[:40]
+    (out / "val.txt").write_text("".join(f"./images/train/{nm}\n" for nm in names))
+    (out / "data.yaml").write_text(
+        f"path: {out.resolve()}\ntrain: images/train\nval: val.txt\nnames:\n  0: card\n  1: index\n"
+    )
+    return n
+
+
+def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | None, batch: int = 16, workers: int = 2,
+                   init: Path | None = None, name: str = "det") -> Path:
+    import ultralytics.utils.torch_utils as tu
+    from ultralytics import YOLO
+
+    tu.NUM_THREADS = 2
+    # From scratch (a yaml, no downloaded weights); `init` continues from an earlier run of this recipe.
+    model = YOLO(str(init)) if init else YOLO("yolov8n-obb.yaml")
+    kw = dict(
+        data=str(data_dir / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, workers=workers,
+        pretrained=False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
+        val=False, device="cpu", amp=False, project=str(run_dir), name=name, exist_ok=True, verbose=False,
+        close_mosaic=0, warmup_epochs=min(1, epochs),
+    )
+    if hours:
+        kw["time"] = hours
+    model.train(**kw)
+    return run_dir / name / "weights" / "last.pt"
+
+
+def export_detector(pt: Path, onnx_out: Path) -> Path:
+    from ultralytics import YOLO
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    pt = Path(shutil.copy(pt, pt.with_name("export.pt")))
+    strip_optimizer(str(pt))  # drop optimizer state: the committed .pt is the weights only
+    f = YOLO(str(pt)).export(format="onnx", imgsz=[384, 640], opset=17, simplify=True, dynamic=False)
+    shutil.copy(f, onnx_out)
+    shutil.copy(pt, onnx_out.with_suffix(".pt"))
+    return onnx_out
+
+
+# ---------------------------------------------------------------- index reader
+def gen_crops(n_scenes: int, seed0: int, jitter: bool = True):
+    """Index crops from full-resolution scenes: (X float32 [N,1,H,W], rank int, letter int)."""
+    X, R, L = [], [], []
+    for k in range(n_scenes):
+        seed = seed0 + k
+        sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES)
+        gray = cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY)
+        rng = np.random.default_rng(seed + 99)
+        for c in sc.cards:
+            for q, v in zip(c.index_quads, c.index_visible):
+                if v < 0.9:
+                    continue
+                cx, cy, w, h, r = rect_from_quad(q)
+                if jitter:  # the detector's typical error, at full resolution
+                    s = max(w, h)
+                    cx += rng.normal(0, 0.06) * s
+                    cy += rng.normal(0, 0.06) * s
+                    w *= rng.uniform(0.85, 1.2)
+                    h *= rng.uniform(0.85, 1.2)
+                    r += rng.normal(0, math.radians(5))
+                uq = upright_quad(cx, cy, w, h, r)
+                # which of the two readings is upright: compare with the label's "down" direction
+                down_true = (q[3] + q[2]) / 2 - (q[0] + q[1]) / 2
+                down = (uq[3] + uq[2]) / 2 - (uq[0] + uq[1]) / 2
+                if float(np.dot(down, down_true)) < 0:
+                    uq = uq[[2, 3, 0, 1]]
+                crop = crop_quad(gray, uq)
+                X.append(normalize_crop(crop))
+                R.append(c.rank)
+                L.append("ABCDEFGH".index(c.letter))
+                X.append(normalize_crop(crop[::-1, ::-1].copy()))
+                R.append(9)
+                L.append(-100)
+    return np.stack(X).astype(np.float32), np.array(R, np.int64), np.array(L, np.int64)
+
+
+def make_reader_net():
+    import torch.nn as nn
+
+    def block(i, o):
+        return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class Reader(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.f = nn.Sequential(
+                block(1, 16), block(16, 16), nn.MaxPool2d(2),  # 24x12
+                block(16, 32), block(32, 32), nn.MaxPool2d(2),  # 12x6
+                block(32, 64), nn.MaxPool2d(2),  # 6x3
+                block(64, 96), nn.AdaptiveAvgPool2d((2, 1)), nn.Flatten(), nn.Dropout(0.1),
+            )
+            self.rank = nn.Linear(192, 10)
+            self.letter = nn.Linear(192, 8)
+
+        def forward(self, x):
+            z = self.f(x)
+            return self.rank(z), self.letter(z)
+
+    return Reader()
+
+
+def _augment(xb, rng):
+    import torch
+
+    # brightness/contrast/noise on normalized crops, plus small random shifts
+    n = xb.shape[0]
+    g = torch.from_numpy(rng.uniform(0.7, 1.2, (n, 1, 1, 1)).astype(np.float32))
+    b = torch.from_numpy(rng.uniform(-0.2, 0.2, (n, 1, 1, 1)).astype(np.float32))
+    xb = xb * g + b + torch.randn_like(xb) * float(rng.uniform(0, 0.12))
+    dx, dy = int(rng.integers(-2, 3)), int(rng.integers(-3, 4))
+    return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
+
+
+def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 128):
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    net = make_reader_net()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=max(steps, 2))
+    Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
+    net.train()
+    t0 = time.time()
+    for step in range(steps):
+        idx = torch.from_numpy(rng.integers(0, len(X), batch))
+        xb = _augment(Xt[idx], rng)
+        pr, pl = net(xb)
+        loss = F.cross_entropy(pr, Rt[idx]) + F.cross_entropy(pl, Lt[idx], ignore_index=-100)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 200 == 0 or step == steps - 1:
+            log(f"reader step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
+    net.eval()
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 1, CROP_H, CROP_W)
+    torch.onnx.export(net, dummy, str(out_onnx), input_names=["crop"], output_names=["rank", "letter"],
+                      dynamic_axes={"crop": {0: "n"}, "rank": {0: "n"}, "letter": {0: "n"}}, opset_version=17, dynamo=False)
+    torch.save(net.state_dict(), out_onnx.with_suffix(".pt"))
+    return net
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--smoke", action="store_true", help="tiny data, a few steps, into --out (default: a temp dir)")
+    ap.add_argument("--out", default=None, help="where models go (default models/, or a temp dir with --smoke)")
+    ap.add_argument("--work", default=None, help="scratch dir for generated data and runs")
+    ap.add_argument("--det-scenes", type=int, default=700)
+    ap.add_argument("--det-epochs", type=int, default=30)
+    ap.add_argument("--det-hours", type=float, default=0.42, help="ultralytics time budget (overrides epochs)")
+    ap.add_argument("--reader-scenes", type=int, default=900)
+    ap.add_argument("--reader-steps", type=int, default=1800)
+    ap.add_argument("--only", choices=["det", "reader"], default=None)
+    ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
+    ap.add_argument("--det-name", default="det")
+    args = ap.parse_args(argv)
+    import tempfile
+
+    if args.smoke:
+        tmp = Path(tempfile.mkdtemp(prefix="pt-train-smoke-"))
+        out = Path(args.out) if args.out else tmp / "models"
+        work = tmp
+        args.det_scenes, args.det_epochs, args.det_hours = 2, 1, None
+        args.reader_scenes, args.reader_steps = 3, 3
+    else:
+        out = Path(args.out) if args.out else MODELS
+        work = Path(args.work) if args.work else ROOT / "out" / "train"
+    out.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    report = {}
+    if args.only in (None, "det"):
+        t0 = time.time()
+        n = gen_detector_data(work / "det_data", args.det_scenes, seed0=0)
+        report["det_tiles"] = n
+        report["det_gen_s"] = round(time.time() - t0, 1)
+        t0 = time.time()
+        pt = train_detector(work / "det_data", work / "runs", args.det_epochs, args.det_hours, batch=4 if args.smoke else 16, workers=0 if args.smoke else 2,
+                            init=Path(args.det_init) if args.det_init else None, name=args.det_name)
+        report["det_train_s"] = round(time.time() - t0, 1)
+        export_detector(pt, out / "card_det.onnx")
+    if args.only in (None, "reader"):
+        t0 = time.time()
+        cache = work / f"crops_{args.reader_scenes}_{CROP_W}x{CROP_H}.npz"
+        if cache.exists() and not args.smoke:
+            z = np.load(cache)
+            X, R, L = z["X"], z["R"], z["L"]
+        else:
+            X, R, L = gen_crops(args.reader_scenes, seed0=100_000)
+            if not args.smoke:
+                np.savez(cache, X=X, R=R, L=L)
+        report["reader_crops"] = int(len(X))
+        report["reader_gen_s"] = round(time.time() - t0, 1)
+        t0 = time.time()
+        train_reader(X, R, L, args.reader_steps, out / "index_reader.onnx", batch=16 if args.smoke else 64)
+        report["reader_train_s"] = round(time.time() - t0, 1)
+    (out / "train_report.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({"out": str(out), **report}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
