@@ -1,0 +1,232 @@
+"""CameraService: the table camera for the app, on its own worker thread (no Kivy here).
+
+Source (Settings > Camera): ``auto`` (the first OpenCV camera that opens, else the simulated table camera),
+``simulated`` (always the simulated table camera), ``off``, or a camera index ``0``-``3``.
+
+Every frame goes through ``vision.camera.StableReader`` (the table must be still, then several scans must
+agree) around ``vision.detect.Scanner``. The worker draws the recognised cards on a copy of the frame (each
+card's quad and its rank/letter, ``?`` when unreadable) and hands it to the UI through ``post`` (the app
+passes a ``Clock.schedule_once`` wrapper); a complete reading is handed back once, mapped to seats, and the
+service stops. cv2, onnxruntime and the models are imported and loaded on the worker thread, never at import.
+
+Seats: ``seat_order`` puts the starting cards in seat order around the table. The tablet stands at the table's
+edge by seat 1 with the camera looking over the table, so seat 1's card is the one straight down from the
+middle of the cards (6 o'clock in the frame); the other seats follow clockwise as seen from above (to the
+left of each player, the order of play). A reading is mapped to seats only when it found exactly one card
+per player; an unreadable card leaves its seat empty for touch entry (never a guess).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+SIM_W, SIM_H = 1280, 720
+
+
+def seat_order(centers) -> list[int]:
+    """Indices of the cards (their centres, image x right / y down) in seat order: the first clockwise from
+    6 o'clock around the centroid, then clockwise (increasing image angle, y down)."""
+    pts = [(float(x), float(y)) for x, y in centers]
+    if not pts:
+        return []
+    cx = sum(p[0] for p in pts) / len(pts)
+    cy = sum(p[1] for p in pts) / len(pts)
+
+    def key(i):
+        x, y = pts[i]
+        return (math.atan2(y - cy, x - cx) - math.pi / 2) % (2 * math.pi)
+
+    return sorted(range(len(pts)), key=key)
+
+
+@dataclass
+class SeatReading:
+    """A complete reading mapped to seats. ``cards``: player -> code ("7C") or None (unreadable);
+    empty when the number of cards found is not the number of players (``note`` says why)."""
+
+    cards: dict = field(default_factory=dict)
+    found: int = 0
+    unreadable: list = field(default_factory=list)
+    note: str = ""
+    frame: object = None  # the annotated BGR frame of the reading
+
+
+def map_to_seats(reads, players) -> SeatReading:
+    """CardReads of whole starting cards -> seats (see the module doc)."""
+    cards = [c for c in reads if c.kind == "card"]
+    if len(cards) != len(players):
+        return SeatReading({}, len(cards), [], f"Found {len(cards)} cards for {len(players)} players: lay each "
+                           "starting card face up, apart, and scan again (or enter them by touch).")
+    order = seat_order([c.center for c in cards])
+    out, bad = {}, []
+    codes = [c.code for c in cards]
+    for p, i in zip(players, order):
+        code = codes[i]
+        if code is not None and codes.count(code) > 1:
+            code = None  # one deck: the same card twice is a misread; never guessed
+        out[p] = code
+        if code is None:
+            bad.append(p)
+    note = f"Read {len(players) - len(bad)} of {len(players)} starting cards."
+    if bad:
+        note += f" Unreadable ({', '.join(bad)}): enter by touch."
+    return SeatReading(out, len(cards), bad, note)
+
+
+class SimulatedTableCamera:
+    """A table seen by a camera, rendered by ``vision.synth``: a starting-card scene with exactly ``players``
+    cards (the first seed from ``seed`` whose scene has that many; make_scene chooses its cards from the
+    seed), with a little sensor noise on each frame. ``scene`` holds the ground truth."""
+
+    def __init__(self, players: int, seed: int = 0, fps: float = 15.0):
+        import numpy as np
+
+        from vision.synth.scene import make_scene
+
+        for s in range(seed, seed + 2000):
+            sc = make_scene(s, "start", width=SIM_W, height=SIM_H)
+            if len(sc.cards) == players:
+                break
+        else:  # pragma: no cover - make_scene lays out 3-8 cards
+            raise ValueError(f"no simulated scene with {players} cards")
+        self.scene = sc
+        self.base = sc.image.astype(np.int16)
+        self.rng = np.random.default_rng(sc.seed)
+        self.period = 1.0 / fps
+        self._np = np
+
+    def read(self):
+        np = self._np
+        time.sleep(self.period)
+        noise = self.rng.integers(-2, 3, self.base.shape, dtype=np.int16)
+        return True, np.clip(self.base + noise, 0, 255).astype(np.uint8)
+
+    def release(self):
+        pass
+
+
+def annotate(frame, reads, seats=None):
+    """A copy of ``frame`` with each card's quad and its code (``?`` when unreadable) drawn on it; with
+    ``seats`` (card index -> seat number) the seat number too."""
+    import cv2
+    import numpy as np
+
+    img = frame.copy()
+    for i, c in enumerate(reads):
+        q = np.round(np.asarray(c.corners)).astype(np.int32).reshape(-1, 1, 2)
+        ok = c.rank is not None
+        col = (80, 220, 80) if ok else (40, 60, 240)
+        cv2.polylines(img, [q], True, col, 4, cv2.LINE_AA)
+        text = ("W" if c.rank == 0 else str(c.rank)) + c.letter if ok else "?"
+        if seats and i in seats:
+            text = f"{seats[i]}: {text}"
+        x, y = (int(v) for v in np.asarray(c.corners).mean(0))
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 1.6, 4)
+        cv2.rectangle(img, (x - tw // 2 - 8, y - th // 2 - 10), (x + tw // 2 + 8, y + th // 2 + 10), (20, 20, 20), -1)
+        cv2.putText(img, text, (x - tw // 2, y + th // 2), cv2.FONT_HERSHEY_SIMPLEX, 1.6, col, 4, cv2.LINE_AA)
+    return img
+
+
+class CameraService:
+    """Reads the table on a worker thread until one complete reading, then stops.
+
+    ``on_frame(bgr, text)``: a preview frame (annotated with the last scan); ``on_reading(SeatReading)``: the
+    reading mapped to ``players``; ``on_error(text)``. All three are called through ``post``."""
+
+    def __init__(self, source: str, players, post, on_frame, on_reading, on_error, *, seed: int = 0,
+                 preview_every: int = 1):
+        self.source = source
+        self.players = list(players)
+        self.post = post
+        self.on_frame, self.on_reading, self.on_error = on_frame, on_reading, on_error
+        self.seed = seed
+        self.preview_every = preview_every
+        self.kind = None  # "camera N" or "simulated"
+        self.cam = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, wait: float = 2.0):
+        self._stop.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(wait)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+
+    def _open(self):
+        if self.source == "off":
+            raise RuntimeError("The camera is off (Settings > Camera): enter the cards by touch.")
+        if self.source != "simulated":
+            import cv2
+
+            idx = [int(self.source)] if self.source.isdigit() else list(range(4))
+            for i in idx:
+                cap = cv2.VideoCapture(i)
+                if cap.isOpened():
+                    ok, _ = cap.read()
+                    if ok:
+                        cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1280)
+                        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 720)
+                        self.kind = f"camera {i}"
+                        return cap
+                cap.release()
+            if self.source.isdigit():
+                raise RuntimeError(f"Camera {self.source} does not open: choose another in Settings, or enter "
+                                   "the cards by touch.")
+        self.kind = "simulated"
+        return SimulatedTableCamera(len(self.players), self.seed)
+
+    def _run(self):
+        try:
+            self.cam = self._open()
+            from vision.camera import StableReader
+            from vision.detect import Scanner
+
+            scanner = Scanner("ort", threads=1)
+            last = []
+
+            class Keep:  # remembers each scan for the preview
+                def scan(self, bgr):
+                    cards, reads = scanner.scan(bgr)
+                    last[:] = cards
+                    return cards, reads
+
+            reader = StableReader(Keep())
+            n = 0
+            while not self._stop.is_set():
+                ok, frame = self.cam.read()
+                if not ok:
+                    raise RuntimeError(f"The {self.kind} stopped giving frames.")
+                agreed = reader.feed(frame)
+                if agreed is not None:
+                    res = map_to_seats(agreed, self.players)
+                    starting = [i for i, c in enumerate(agreed) if c.kind == "card"]
+                    order = seat_order([agreed[i].center for i in starting])
+                    seats = {starting[k]: s + 1 for s, k in enumerate(order)} if res.cards else None
+                    res.frame = annotate(frame, agreed, seats)
+                    if not self._stop.is_set():
+                        self.post(lambda r=res: self.on_reading(r))
+                    break
+                n += 1
+                if n % self.preview_every == 0 and not self._stop.is_set():
+                    img = annotate(frame, list(last))
+                    txt = f"{self.kind}: hold the table still..." if not last else f"{self.kind}: reading..."
+                    self.post(lambda i=img, t=txt: self.on_frame(i, t))
+        except Exception as exc:  # a camera that fails is reported, the app goes on by touch
+            msg = str(exc) or type(exc).__name__
+            self.post(lambda m=msg: self.on_error(m))
+        finally:
+            if self.cam is not None:
+                self.cam.release()
+            self._stop.set()
