@@ -26,8 +26,8 @@ from companion.session import TableSession
 from companion.ui import services
 from companion.ui.boxservice import BoxService
 from companion.ui.screens import (
-    BidScreen, ButtonsScreen, DealScreen, HistoryScreen, LedgerScreen, PowderkegScreen, Root, RulingScreen,
-    SettingsScreen, ShowdownScreen, StartScreen,
+    BidScreen, ButtonsScreen, CoachScreen, DealScreen, HistoryScreen, LedgerScreen, PowderkegScreen, Root,
+    RulingScreen, ScanScreen, SettingsScreen, ShowdownScreen, StartScreen,
 )
 
 KV = Path(__file__).with_name("pirate_table.kv")
@@ -35,13 +35,16 @@ KV = Path(__file__).with_name("pirate_table.kv")
 SETTINGS = [
     {"type": "title", "title": "Table devices"},
     {"type": "options", "title": "Camera", "desc": "Where the starting cards and hands are read from",
-     "section": "table", "key": "camera", "options": ["auto", "off"]},
+     "section": "table", "key": "camera", "options": ["auto", "simulated", "off", "0", "1", "2", "3"]},
     {"type": "options", "title": "Button box",
      "desc": "auto: find the box by USB VID:PID (none found: the software box); simulated: the software box "
              "(keys 1-8 and on-screen CALL buttons); port: the serial port below",
      "section": "table", "key": "serial", "options": ["auto", "simulated", "port"]},
     {"type": "string", "title": "Serial port", "desc": "Used when Button box is 'port', e.g. /dev/ttyACM0",
      "section": "table", "key": "serial_port"},
+    {"type": "bool", "title": "Coach during live hands",
+     "desc": "Show the odds coach while a hand is being bid (off: only after the hand, for review)",
+     "section": "table", "key": "coach_live"},
     {"type": "title", "title": "Timing"},
     {"type": "numeric", "title": "Simultaneity window (ms)",
      "desc": "Calls within this many ms of the first call are simultaneous (default for new sessions)",
@@ -68,6 +71,8 @@ class PirateTableApp(App):
         self.box: BoxService | None = None
         self.box_round: int | None = None   # the round armed on the box (None: disarmed)
         self.flagged_presses: list = []     # presses that came while the round was not armed (never calls)
+        self.camera = None                  # the CameraService of the scan in progress (companion/ui/camservice)
+        self.scan_seed: int | None = None   # the simulated table's seed (None: from the hand number)
 
     # ---------------------------------------------------------------- config (Kivy conventions)
     def get_application_config(self, defaultpath="%(appdir)s/%(appname)s.ini"):
@@ -75,13 +80,15 @@ class PirateTableApp(App):
 
     def build_config(self, config):
         config.setdefaults("table", {"camera": "auto", "serial": "auto", "serial_port": "", "window_ms": "10", "pace_ms": "800",
-                                     "sounds": "1"})
+                                     "sounds": "1", "coach_live": "0"})
 
     def build_settings(self, settings):
         settings.add_json_panel("Pirate Table", self.config, data=json.dumps(SETTINGS))
 
     def on_config_change(self, config, section, key, value):
         self.set_status(f"Setting {key} = {value} saved.")
+        if key == "coach_live" and self.session is not None:
+            self.root_widget.ids.nav_coach.disabled = not self.coach_allowed()[0]
         if key in ("serial", "serial_port"):
             self.start_box()
 
@@ -106,9 +113,74 @@ class PirateTableApp(App):
         Clock.schedule_once(lambda dt: fn(), 0)
 
     def on_stop(self):
+        self.stop_scan()
         if self.box is not None:
             self.box.close()
             self.box = None
+
+    # ---------------------------------------------------------------- the camera (companion/ui/camservice)
+    def camera_source(self) -> str:
+        """Settings > Camera; in demo mode 'auto' is the simulated table camera."""
+        src = self.config.get("table", "camera")
+        return "simulated" if src == "auto" and self.demo else src
+
+    def start_scan(self):
+        """Scan the starting cards: the camera service on its worker thread, the preview on the Scan screen."""
+        from companion.ui.camservice import CameraService
+
+        h = self.session.hand if self.session else None
+        if h is None or self.session.game == "powderkeg" or h.phase != "starting":
+            return
+        self.stop_scan()
+        src = self.camera_source()
+        seed = self.scan_seed if self.scan_seed is not None else 200 + 1000 * len(self.session.history)
+        scr = self.screens["scan"]
+        scr.begin(src)
+        cs = None
+
+        def mine(fn):
+            return lambda *a: fn(*a) if self.camera is cs else None
+
+        cs = CameraService(src, self.session.players, self._post, on_frame=mine(scr.show_frame),
+                           on_reading=mine(self.on_scan_reading), on_error=mine(self.on_scan_error), seed=seed)
+        self.camera = cs
+        cs.start()
+        self.go("scan")
+
+    def stop_scan(self):
+        if self.camera is not None:
+            self.camera.stop(wait=0.0)
+            self.camera = None
+
+    def end_scan(self):
+        self.stop_scan()
+        self.go_hand()
+
+    def on_scan_reading(self, reading):
+        self.last_reading = reading
+        if reading.cards and self.session.hand is not None and self.session.hand.phase == "starting":
+            self.screens["deal"].apply_scan(reading)
+        self.screens["scan"].show_reading(reading)
+        self.set_status(reading.note, error=bool(reading.unreadable) or not reading.cards)
+        self.camera = None
+
+    def on_scan_error(self, text):
+        self.screens["scan"].show_error(text)
+        self.set_status(text, error=True)
+        self.camera = None
+
+    # ---------------------------------------------------------------- the coach (companion.odds)
+    def coach_allowed(self) -> tuple[bool, str]:
+        """The coach is for after a hand; during a live hand only when Settings turns it on."""
+        s = self.session
+        h = s.hand if s else None
+        if s is None or s.game == "powderkeg" or h is None:
+            return False, "The coach is for a Pirate's Bluff hand in play or just ruled."
+        if h.phase == "starting":
+            return False, "The coach needs the starting cards revealed."
+        if h.phase in ("bidding", "called") and self.config.get("table", "coach_live") != "1":
+            return False, "The coach is off during a live hand (Settings: Coach during live hands)."
+        return True, ""
 
     def on_box_state(self, st):
         self.box_text = st.text()
@@ -190,7 +262,7 @@ class PirateTableApp(App):
         sm.transition = NoTransition()
         self.screens = {}
         for cls in (StartScreen, DealScreen, BidScreen, ShowdownScreen, RulingScreen, HistoryScreen,
-                    LedgerScreen, PowderkegScreen, SettingsScreen, ButtonsScreen):
+                    LedgerScreen, PowderkegScreen, SettingsScreen, ButtonsScreen, ScanScreen, CoachScreen):
             scr = cls()
             self.screens[scr.name] = scr
             sm.add_widget(scr)
@@ -217,6 +289,11 @@ class PirateTableApp(App):
         return self.root_widget.ids.sm
 
     def go(self, name):
+        if name == "coach" and not self.coach_allowed()[0]:
+            self.set_status(self.coach_allowed()[1], error=True)
+            return
+        if name != "scan":
+            self.stop_scan()
         scr = self.screens[name]
         if hasattr(scr, "refresh"):
             scr.refresh()
@@ -226,6 +303,7 @@ class PirateTableApp(App):
         nav.nav_hand.disabled = not has
         nav.nav_history.disabled = not has
         nav.nav_ledger.disabled = not has
+        nav.nav_coach.disabled = not self.coach_allowed()[0]
         self.sync_box_round()
 
     def hand_screen_name(self) -> str:

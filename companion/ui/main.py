@@ -48,9 +48,9 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
 
     from companion.ui import services
 
-    if not demo and not services.camera_status()[0] and not services.box_status()[0]:
+    if not demo and not services.camera_devices() and not services.box_status()[0]:
         demo = True  # no camera and no box: demo mode (the rulebook's table, the software box)
-        print("pirate-table app: no camera reader and no button box found: demo mode", flush=True)
+        print("pirate-table app: no camera and no button box found: demo mode", flush=True)
     app = PirateTableApp(demo=demo or bool(screenshot_dir))
 
     def prefill(*_):
@@ -113,9 +113,15 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
                 sd.counts[p] = [n, w]
             sd.refresh()
 
+        def wait_scan():
+            """The simulated table camera's reading (its worker thread) has come back."""
+            if app.camera is not None:
+                steps.insert(0, wait_scan)
+
         steps = [
             prefill, shot("start"),
             lambda: app.screens["start"].start_session(),
+            app.start_scan, wait_scan, shot("scan"),
             lambda: [app.screens["deal"].cards.update({p: PBCard.parse(c) for p, c in DEMO_STARTING.items()}),
                      app.screens["deal"].refresh()],
             shot("deal"),
@@ -125,6 +131,7 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
             lambda: None, lambda: None,  # the simultaneity window closes
             counts, shot("showdown"),
             lambda: app.showdown({p: tuple(v) for p, v in DEMO_COUNTS.items()}), shot("ruling"),
+            show("coach"), lambda: None, shot("coach"),
             app.next_hand, show("history"), shot("history"),
             show("ledger"), shot("ledger"),
             show("settings"), shot("settings"),

@@ -91,6 +91,7 @@ class DealScreen(Screen):
         self.selected = None
         self.rank = None
         self.cards: dict[str, PBCard] = {}
+        self.unreadable: set[str] = set()  # seats whose scanned card could not be read (touch entry)
         for r in range(9):
             b = FlatToggle(text="W" if r == 0 else str(r), group="deal_rank", font_size="30sp", tag=f"rank:{r}")
             b.bind(on_press=lambda b, r=r: self.pick_rank(r))
@@ -102,6 +103,7 @@ class DealScreen(Screen):
 
     def start(self):
         self.cards = {}
+        self.unreadable = set()
         s = _app().session
         self.selected = s.players[0]
         self.rank = None
@@ -119,6 +121,7 @@ class DealScreen(Screen):
         if self.selected is None or self.rank is None:
             return
         self.cards[self.selected] = PBCard(self.rank, letter)
+        self.unreadable.discard(self.selected)
         players = _app().session.players
         missing = [p for p in players if p not in self.cards]
         after = players[players.index(self.selected) + 1:] + players
@@ -130,7 +133,25 @@ class DealScreen(Screen):
         _app().reveal(dict(self.cards))
 
     def scan(self):
-        _app().set_status(services.camera_status()[1], error=True)
+        _app().start_scan()
+
+    def apply_scan(self, reading):
+        """A camera reading mapped to seats: read cards fill their seats, unreadable ones are emptied and
+        marked '?' for touch entry (never guessed)."""
+        players = _app().session.players
+        for p, code in reading.cards.items():
+            if code is None:
+                self.cards.pop(p, None)
+                self.unreadable.add(p)
+            else:
+                card = PBCard.parse(code)
+                for q in [q for q, c in self.cards.items() if c == card and q != p]:
+                    del self.cards[q]  # the same card entered by touch for another seat before
+                self.cards[p] = card
+                self.unreadable.discard(p)
+        self.selected = next((p for p in players if p not in self.cards), None)
+        self.rank = None
+        self.refresh()
 
     def refresh(self):
         app = _app()
@@ -147,7 +168,8 @@ class DealScreen(Screen):
         seats.clear_widgets()
         for i, p in enumerate(s.players):
             c = self.cards.get(p)
-            b = FlatToggle(text=f"{i + 1}. {p}:  {c if c else '--'}", group="deal_seat", tag=f"deal:{p}",
+            shown = c if c else ("?  (unreadable: touch)" if p in self.unreadable else "--")
+            b = FlatToggle(text=f"{i + 1}. {p}:  {shown}", group="deal_seat", tag=f"deal:{p}",
                            state="down" if p == self.selected else "normal")
             b.bind(on_press=lambda b, p=p: self.pick_seat(p))
             seats.add_widget(b)
@@ -158,8 +180,12 @@ class DealScreen(Screen):
         for b in self.ids.letters.children:
             b.disabled = self.rank is None or PBCard(self.rank, b.text) in taken
         ok, msg = services.camera_status()
+        src = app.camera_source()
+        if ok and src == "off":
+            ok, msg = False, "The camera is off (Settings > Camera): enter the cards by touch."
         self.ids.camera.disabled = not ok
-        self.ids.camera_note.text = msg if not ok else "Or scan the face-up cards with the camera."
+        self.ids.camera_note.text = msg if not ok else (
+            "Or scan the face-up cards with the camera" + (" (simulated table)." if src == "simulated" else "."))
         self.ids.reveal.disabled = len(self.cards) != len(s.players)
 
 
@@ -678,3 +704,185 @@ class ButtonsScreen(Screen):
         self.ids.softbuttons.disabled = not sim
         self.ids.softnote.text = ("The software box: press its buttons here or with keys 1-8." if sim else
                                   "Each player presses the big button in front of them.")
+
+
+class ScanScreen(Screen):
+    """The camera's live preview with the recognised cards drawn on it (companion/ui/camservice.py), then the
+    reading mapped to seats."""
+
+    def begin(self, source):
+        self.ids.scan_title.text = "Scanning the starting cards"
+        self.ids.scan_note.text = f"Opening the camera ({source})..."
+        self.ids.scan_seats.text = ""
+        self.ids.preview.texture = None
+
+    def _texture(self, bgr):
+        from kivy.graphics.texture import Texture
+
+        h, w = bgr.shape[:2]
+        tex = self.ids.preview.texture
+        if tex is None or tuple(tex.size) != (w, h):
+            tex = Texture.create(size=(w, h), colorfmt="bgr")
+            tex.flip_vertical()
+        tex.blit_buffer(bgr.tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+        self.ids.preview.texture = tex
+        self.ids.preview.canvas.ask_update()
+
+    def show_frame(self, bgr, text):
+        self._texture(bgr)
+        self.ids.scan_note.text = text
+
+    def show_reading(self, reading):
+        if reading.frame is not None:
+            self._texture(reading.frame)
+        self.ids.scan_title.text = "Starting cards read" if reading.cards else "Scan again"
+        self.ids.scan_note.text = reading.note
+        players = _app().session.players
+        self.ids.scan_seats.text = "\n".join(
+            f"{i + 1}. {p}:  {reading.cards[p] or '?  (touch)'}" for i, p in enumerate(players) if p in reading.cards)
+
+    def show_error(self, text):
+        self.ids.scan_title.text = "No camera reading"
+        self.ids.scan_note.text = text
+
+
+class CoachScreen(Screen):
+    """The exact chance that a bid holds (companion.odds) for the table in play: players, the revealed starting
+    cards, optionally one player's hand entered by touch, the standing bid (or any bid chosen here)."""
+
+    QS = 10  # columns P(count >= q), q = 1..QS
+
+    def on_kv_post(self, base):
+        self.q, self.r = 1, 7
+        self.hand_of = None
+        self.hand: list[PBCard] = []
+        self.hand_rank = None
+        self._key = None
+        for r in range(1, 9):
+            b = FlatToggle(text=str(r), group="coach_rank", font_size="24sp", tag=f"coach_rank:{r}")
+            b.bind(on_press=lambda b, r=r: self.set_bid(self.q, r))
+            self.ids.bid_ranks.add_widget(b)
+        for r in range(9):
+            b = FlatToggle(text="W" if r == 0 else str(r), group="coach_hrank", font_size="22sp",
+                           tag=f"coach_hrank:{r}")
+            b.bind(on_press=lambda b, r=r: self.pick_hand_rank(r))
+            self.ids.hand_ranks.add_widget(b)
+        for letter in LETTERS:
+            b = FlatButton(text=letter, font_size="22sp", tag=f"coach_letter:{letter}")
+            b.bind(on_press=lambda b, letter=letter: self.add_hand_card(letter))
+            self.ids.hand_letters.add_widget(b)
+
+    def start(self):
+        """Take the standing bid of the hand in play (called again when the hand changes)."""
+        h = _app().session.hand
+        key = (len(_app().session.history), tuple(h.starting_cards.items()), h.standing_bid)
+        if key != self._key:
+            self._key = key
+            if h.standing_bid is not None:
+                self.q, self.r = h.standing_bid
+            self.hand_of, self.hand, self.hand_rank = None, [], None
+
+    def set_bid(self, q, r):
+        self.q, self.r = max(1, q), r
+        self.refresh()
+
+    def pick_player(self, p):
+        if self.hand_of == p:
+            self.hand_of, self.hand = None, []
+        else:
+            self.hand_of = p
+            self.hand = [_app().session.hand.starting_cards[p]]
+        self.hand_rank = None
+        self.refresh()
+
+    def pick_hand_rank(self, r):
+        self.hand_rank = r
+        self.refresh()
+
+    def add_hand_card(self, letter):
+        h = _app().session.hand
+        if self.hand_of is None or self.hand_rank is None or len(self.hand) >= h.hand_size:
+            return
+        c = PBCard(self.hand_rank, letter)
+        if c not in self.hand and c not in h.starting_cards.values():
+            self.hand.append(c)
+        self.hand_rank = None
+        self.refresh()
+
+    def clear_hand(self):
+        if self.hand_of is not None:
+            self.hand = [_app().session.hand.starting_cards[self.hand_of]]
+        self.refresh()
+
+    def odds(self):
+        """(the bid's OddsResult, rank_table) for what is on screen; the hand only once it is complete."""
+        from companion import odds
+
+        s = _app().session
+        h = s.hand
+        starting = [h.starting_cards[p] for p in s.players]
+        hand = self.hand if self.hand_of is not None and len(self.hand) == h.hand_size else None
+        sw = h.options.super_wilds
+        return (odds.bid_odds(len(s.players), starting, (self.q, self.r), hand=hand, super_wilds=sw),
+                odds.rank_table(len(s.players), starting, hand=hand, super_wilds=sw))
+
+    def refresh(self):
+        app = _app()
+        ok, why = app.coach_allowed()
+        if not ok:
+            self.ids.big.text = why
+            self.ids.detail.text = ""
+            self.ids.table.clear_widgets()
+            return
+        s = app.session
+        h = s.hand
+        self.start()
+        for b in self.ids.bid_ranks.children:
+            b.state = "down" if int(b.text) == self.r else "normal"
+        self.ids.bid_label.text = bid_name(self.q, self.r)
+        seats = self.ids.hand_seats
+        seats.clear_widgets()
+        for p in s.players:
+            b = FlatToggle(text=p, group="coach_seat", font_size="18sp", tag=f"coach_seat:{p}",
+                           state="down" if p == self.hand_of else "normal")
+            b.bind(on_press=lambda b, p=p: self.pick_player(p))
+            seats.add_widget(b)
+        for b in self.ids.hand_ranks.children:
+            r = 0 if b.text == "W" else int(b.text)
+            b.state = "down" if r == self.hand_rank else "normal"
+            b.disabled = self.hand_of is None
+        seen = set(self.hand) | set(h.starting_cards.values())
+        full = self.hand_of is None or len(self.hand) >= h.hand_size
+        for b in self.ids.hand_letters.children:
+            b.disabled = full or self.hand_rank is None or PBCard(self.hand_rank, b.text) in seen
+        if self.hand_of is None:
+            self.ids.hand_label.text = "No hand: only the face-up starting cards are known."
+        else:
+            n = len(self.hand)
+            self.ids.hand_label.text = (f"{self.hand_of}'s hand: {' '.join(map(str, self.hand))}  ({n} of "
+                                        f"{h.hand_size}" + (", used)" if n == h.hand_size else ": used when complete)"))
+        res, table = self.odds()
+        live = h.phase in ("bidding", "called")
+        self.ids.title.text = (f"Coach: {len(s.players)} players, starting "
+                               + " ".join(f"{h.starting_cards[p]}" for p in s.players)
+                               + ("  (Super Wilds)" if h.options.super_wilds else "")
+                               + ("  - live hand" if live else ""))
+        self.ids.big.text = f"{bid_name(self.q, self.r)} holds: {100 * res.probability:.2f} %"
+        ex = res.probability_exact
+        self.ids.detail.text = (f"at least {self.q} of the {res.max_count} {rank_name(self.r, True)} and wilds "
+                                f"that could count;  expected count {res.mean:.2f}"
+                                + (f";  exactly {ex.numerator}/{ex.denominator}" if ex.denominator < 10**9 else ""))
+        t = self.ids.table
+        t.cols = 2 + self.QS
+        t.clear_widgets()
+        grey = (0.75, 0.85, 0.85, 1)
+        for head in ["rank", "mean"] + [f">={q}" for q in range(1, self.QS + 1)]:
+            t.add_widget(_lab(head, "16sp", bold=True, color=grey))
+        for r in range(1, 9):
+            t.add_widget(_lab(rank_name(r), "16sp", bold=True))
+            t.add_widget(_lab(f"{table[r].mean:.2f}", "16sp"))
+            for q in range(1, self.QS + 1):
+                pr = table[r].at_least(q)
+                mine = (q, r) == (self.q, self.r)
+                col = (0.98, 0.78, 0.25, 1) if mine else (0.45, 0.85, 0.45, 1) if pr >= 0.5 else (1, 1, 1, 1)
+                t.add_widget(_lab(f"{100 * pr:.0f}%" if pr >= 0.005 else "-", "17sp", bold=mine, color=col))

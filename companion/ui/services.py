@@ -63,7 +63,14 @@ def now_ms() -> float:
 def camera_status() -> tuple[bool, str]:
     if _has("vision.detect") and _has("vision.camera"):
         return True, "camera reader available"
-    return False, "Camera reader (vision/) has not landed yet: enter the cards by touch."
+    return False, "Camera reader (vision/) is not installed: enter the cards by touch."
+
+
+def camera_devices() -> list[str]:
+    """Video devices the system lists (Linux /dev/video*), without opening them or importing OpenCV."""
+    import glob
+
+    return sorted(glob.glob("/dev/video*"))
 
 
 def box_status() -> tuple[bool, str]:
