@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCREENS = ["start", "deal", "bid", "showdown", "ruling", "history", "ledger", "powderkeg", "settings", "buttons"]
+SCREENS = ["start", "scan", "deal", "bid", "showdown", "ruling", "coach", "history", "ledger", "powderkeg", "settings",
+           "buttons"]
 
 
 def env(tmp_path):

@@ -102,3 +102,11 @@ def test_bad_state_and_bad_sessions_are_refused(tmp_path):
     s = session(tmp_path, ledger=False)
     with pytest.raises(PirateTableError, match="not over"):
         s.new_hand()
+
+
+def test_camera_seat_order_clockwise_from_six_oclock():
+    from companion.ui.camservice import seat_order
+
+    # image coordinates (y down): bottom, left, top, right of the centre
+    pts = [(100, 0), (0, -100), (0, 100), (-100, 0)]  # right, top, bottom, left
+    assert seat_order(pts) == [2, 3, 1, 0]  # bottom, then clockwise on screen: left, top, right

@@ -143,7 +143,7 @@ class PirateTableApp(App):
 
         cs = CameraService(src, self.session.players, self._post, on_frame=mine(scr.show_frame),
                            on_reading=mine(self.on_scan_reading), on_error=mine(self.on_scan_error), seed=seed)
-        self.camera = cs
+        self.camera = self.last_scan = cs
         cs.start()
         self.go("scan")
 

@@ -869,8 +869,7 @@ class CoachScreen(Screen):
                                + ("  - live hand" if live else ""))
         self.ids.big.text = f"{bid_name(self.q, self.r)} holds: {100 * res.probability:.2f} %"
         ex = res.probability_exact
-        self.ids.detail.text = (f"at least {self.q} of the {res.max_count} {rank_name(self.r, True)} and wilds "
-                                f"that could count;  expected count {res.mean:.2f}"
+        self.ids.detail.text = (f"expected count {res.mean:.2f} (it can reach {res.max_count})"
                                 + (f";  exactly {ex.numerator}/{ex.denominator}" if ex.denominator < 10**9 else ""))
         t = self.ids.table
         t.cols = 2 + self.QS
