@@ -121,7 +121,7 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
         steps = [
             prefill, shot("start"),
             lambda: app.screens["start"].start_session(),
-            app.start_scan, wait_scan, shot("scan"),
+            app.start_scan, wait_scan, shot("scan"), app.end_scan,
             lambda: [app.screens["deal"].cards.update({p: PBCard.parse(c) for p, c in DEMO_STARTING.items()}),
                      app.screens["deal"].refresh()],
             shot("deal"),
