@@ -101,10 +101,10 @@ def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | No
 
     tu.NUM_THREADS = 2
     # From scratch (a yaml, no downloaded weights); `init` continues from an earlier run of this recipe.
-    model = YOLO(str(init)) if init else YOLO("yolov8n-obb.yaml")
+    model = YOLO("yolov8n-obb.yaml")
     kw = dict(
         data=str(data_dir / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, workers=workers,
-        pretrained=False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
+        pretrained=str(init) if init else False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
         val=False, device="cpu", amp=False, project=str(run_dir), name=name, exist_ok=True, verbose=False,
         close_mosaic=0, warmup_epochs=min(1, epochs),
     )
@@ -238,10 +238,10 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="tiny data, a few steps, into --out (default: a temp dir)")
     ap.add_argument("--out", default=None, help="where models go (default models/, or a temp dir with --smoke)")
     ap.add_argument("--work", default=None, help="scratch dir for generated data and runs")
-    ap.add_argument("--det-scenes", type=int, default=700)
+    ap.add_argument("--det-scenes", type=int, default=1300)
     ap.add_argument("--det-epochs", type=int, default=30)
-    ap.add_argument("--det-hours", type=float, default=0.42, help="ultralytics time budget (overrides epochs)")
-    ap.add_argument("--reader-scenes", type=int, default=900)
+    ap.add_argument("--det-hours", type=float, default=0.8, help="ultralytics time budget (overrides epochs)")
+    ap.add_argument("--reader-scenes", type=int, default=700)
     ap.add_argument("--reader-steps", type=int, default=1800)
     ap.add_argument("--only", choices=["det", "reader"], default=None)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
