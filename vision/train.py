@@ -200,7 +200,7 @@ def _augment(xb, rng):
     return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
 
 
-def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 128):
+def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 128, init: Path | None = None, lr: float = 3e-3):
     import torch
     import torch.nn.functional as F
 
@@ -208,8 +208,10 @@ def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 12
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     net = make_reader_net()
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=max(steps, 2))
+    if init:  # continue an earlier run of this recipe
+        net.load_state_dict(torch.load(str(init)))
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(steps, 2))
     Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
     net.train()
     t0 = time.time()
@@ -246,6 +248,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=["det", "reader"], default=None)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
     ap.add_argument("--det-name", default="det")
+    ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
+    ap.add_argument("--reader-lr", type=float, default=3e-3)
     args = ap.parse_args(argv)
     import tempfile
 
@@ -284,7 +288,8 @@ def main(argv=None) -> int:
         report["reader_crops"] = int(len(X))
         report["reader_gen_s"] = round(time.time() - t0, 1)
         t0 = time.time()
-        train_reader(X, R, L, args.reader_steps, out / "index_reader.onnx", batch=16 if args.smoke else 64)
+        train_reader(X, R, L, args.reader_steps, out / "index_reader.onnx", batch=16 if args.smoke else 64,
+                     init=Path(args.reader_init) if args.reader_init else None, lr=args.reader_lr)
         report["reader_train_s"] = round(time.time() - t0, 1)
     (out / "train_report.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
