@@ -108,7 +108,8 @@ def run_print_deck(args) -> int:
 def run_bench(args) -> int:
     from vision.bench import bench
 
-    res = bench(args.start_scenes, args.fan_scenes, args.seed, reference=not args.no_reference)
+    say = (lambda m: print(m, file=sys.stderr)) if args.json else print  # --json: stdout is JSON only
+    res = bench(args.start_scenes, args.fan_scenes, args.seed, reference=not args.no_reference, out=say)
     if args.json:
         json.dump(res, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -31,9 +31,12 @@ LETTERS = "ABCDEFGH"
 
 # Confidence rules (measured on held-out scenes by `pirate-table vision bench`; see docs/camera.md)
 INDEX_MIN = 0.60  # an index read counts as a vote at or above this
-CARD_AGREE_MIN = 0.80  # two agreeing corners: mean confidence needed
+CARD_AGREE_MIN = 0.80  # two agreeing corners: mean confidence needed (calibrated on seeds 9.3M, not the bench)
 CARD_SINGLE_MIN = 0.97  # one corner alone (the other hidden by glare or missed)
+CARD_OVERRULE_MIN = 0.99  # corners disagree: the surer one wins only if it is this sure ...
+CARD_OVERRULE_MAX = 0.80  # ... and the other is no surer than this
 FAN_MIN = 0.90  # a fanned-hand index on its own
+SNAP_PASSES = (0.1,)  # edge-snapping search ranges (x the card's short side)
 
 
 @dataclass
@@ -230,8 +233,8 @@ class Scanner:
             if self.use_geometry:
                 if gx is None:
                     gx, gy = image_gradients(gray)
-                cq = snap_quad(gx, gy, cq, 0.12)
-                cq = snap_quad(gx, gy, cq, 0.06)
+                for search in SNAP_PASSES:
+                    cq = snap_quad(gx, gy, cq, search)
             card_quads.append(cq)
             for corner, gq in enumerate(card_index_quads(cq)):
                 gc = gq.mean(0)
@@ -275,8 +278,11 @@ def assemble(card_quads, card_confs, per_card, fan) -> list[CardRead]:
         if len(votes) == 2:
             a, b = votes
             same = (a.rank, a.letter) == (b.rank, b.letter)
+            hi, lo = (a, b) if a.conf >= b.conf else (b, a)
             if same and (a.conf + b.conf) / 2 >= CARD_AGREE_MIN:
                 rank, letter, conf = a.rank, a.letter, (a.conf + b.conf) / 2
+            elif not same and hi.conf >= CARD_OVERRULE_MIN and lo.conf <= CARD_OVERRULE_MAX:
+                rank, letter, conf = hi.rank, hi.letter, hi.conf - lo.conf
             else:
                 conf = (a.conf + b.conf) / 2 if same else 0.0
         elif len(votes) == 1 and votes[0].conf >= CARD_SINGLE_MIN:

@@ -76,24 +76,27 @@ def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 
     offs = np.arange(-R, R + 1, dtype=np.float32)
     angs = np.radians(np.arange(-4, 4.5, 1.0, dtype=np.float32))
     s = np.linspace(-0.35, 0.35, 28, dtype=np.float32)
+    P = quad
+    Q = np.roll(quad, -1, axis=0)
+    mid = (P + Q) / 2  # 4 x 2
+    L = np.linalg.norm(Q - P, axis=1)  # 4
+    t0 = (Q - P) / np.maximum(L, 1e-6)[:, None]
+    ca, sa = np.cos(angs), np.sin(angs)  # A
+    t = np.stack([t0[:, None, 0] * ca - t0[:, None, 1] * sa, t0[:, None, 0] * sa + t0[:, None, 1] * ca], -1)  # 4 x A x 2
+    n = np.stack([t[..., 1], -t[..., 0]], -1)
+    sign = np.sign(((mid - ctr) * n[:, len(angs) // 2]).sum(1))
+    sign[sign == 0] = 1.0
+    n = n * sign[:, None, None]
+    pts = (mid[:, None, None, None] + (s[None, None, None, :, None] * L[:, None, None, None, None]) * t[:, :, None, None, :]
+           + offs[None, None, :, None, None] * n[:, :, None, None, :])  # 4 x A x O x S x 2
+    xi = np.clip(np.rint(pts[..., 0]).astype(np.int32), 0, w - 1)
+    yi = np.clip(np.rint(pts[..., 1]).astype(np.int32), 0, h - 1)
+    gn = gx[yi, xi] * n[:, :, None, None, 0] + gy[yi, xi] * n[:, :, None, None, 1]
+    score = -gn.mean(-1) - 0.5 * gn.std(-1)  # 4 x A x O: paper brighter inside, strong and consistent
     lines = []
     for i in range(4):
-        p, q = quad[i], quad[(i + 1) % 4]
-        mid = (p + q) / 2
-        L = float(np.linalg.norm(q - p))
-        t0 = (q - p) / max(L, 1e-6)
-        ca, sa = np.cos(angs), np.sin(angs)
-        t = np.stack([t0[0] * ca - t0[1] * sa, t0[0] * sa + t0[1] * ca], -1)  # A x 2
-        n = np.stack([t[:, 1], -t[:, 0]], -1)
-        out_sign = np.sign(((mid - ctr) * n[len(angs) // 2]).sum()) or 1.0
-        n = n * out_sign
-        pts = mid[None, None, None] + (s[None, None, :, None] * L) * t[:, None, None, :] + offs[None, :, None, None] * n[:, None, None, :]
-        xi = np.clip(np.round(pts[..., 0]).astype(np.int32), 0, w - 1)
-        yi = np.clip(np.round(pts[..., 1]).astype(np.int32), 0, h - 1)
-        gn = gx[yi, xi] * n[:, None, None, 0] + gy[yi, xi] * n[:, None, None, 1]
-        score = -gn.mean(-1) - 0.5 * gn.std(-1)  # A x O: paper brighter inside, strong and consistent along the line
-        a, o = np.unravel_index(int(score.argmax()), score.shape)
-        lines.append((mid + offs[o] * n[a], t[a]))
+        a, o = np.unravel_index(int(score[i].argmax()), score[i].shape)
+        lines.append((mid[i] + offs[o] * n[i, a], t[i, a]))
     out = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[(i - 1) % 4], lines[i]

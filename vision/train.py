@@ -101,10 +101,10 @@ def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | No
 
     tu.NUM_THREADS = 2
     # From scratch (a yaml, no downloaded weights); `init` continues from an earlier run of this recipe.
-    model = YOLO(str(init)) if init else YOLO("yolov8n-obb.yaml")
+    model = YOLO("yolov8n-obb.yaml")
     kw = dict(
         data=str(data_dir / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, workers=workers,
-        pretrained=False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
+        pretrained=str(init) if init else False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
         val=False, device="cpu", amp=False, project=str(run_dir), name=name, exist_ok=True, verbose=False,
         close_mosaic=0, warmup_epochs=min(1, epochs),
     )
@@ -200,7 +200,7 @@ def _augment(xb, rng):
     return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
 
 
-def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 128):
+def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 128, init: Path | None = None, lr: float = 3e-3):
     import torch
     import torch.nn.functional as F
 
@@ -208,8 +208,10 @@ def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 12
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     net = make_reader_net()
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=max(steps, 2))
+    if init:  # continue an earlier run of this recipe
+        net.load_state_dict(torch.load(str(init)))
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(steps, 2))
     Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
     net.train()
     t0 = time.time()
@@ -238,14 +240,16 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="tiny data, a few steps, into --out (default: a temp dir)")
     ap.add_argument("--out", default=None, help="where models go (default models/, or a temp dir with --smoke)")
     ap.add_argument("--work", default=None, help="scratch dir for generated data and runs")
-    ap.add_argument("--det-scenes", type=int, default=700)
+    ap.add_argument("--det-scenes", type=int, default=1300)
     ap.add_argument("--det-epochs", type=int, default=30)
-    ap.add_argument("--det-hours", type=float, default=0.42, help="ultralytics time budget (overrides epochs)")
-    ap.add_argument("--reader-scenes", type=int, default=900)
+    ap.add_argument("--det-hours", type=float, default=0.8, help="ultralytics time budget (overrides epochs)")
+    ap.add_argument("--reader-scenes", type=int, default=700)
     ap.add_argument("--reader-steps", type=int, default=1800)
     ap.add_argument("--only", choices=["det", "reader"], default=None)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
     ap.add_argument("--det-name", default="det")
+    ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
+    ap.add_argument("--reader-lr", type=float, default=3e-3)
     args = ap.parse_args(argv)
     import tempfile
 
@@ -284,7 +288,8 @@ def main(argv=None) -> int:
         report["reader_crops"] = int(len(X))
         report["reader_gen_s"] = round(time.time() - t0, 1)
         t0 = time.time()
-        train_reader(X, R, L, args.reader_steps, out / "index_reader.onnx", batch=16 if args.smoke else 64)
+        train_reader(X, R, L, args.reader_steps, out / "index_reader.onnx", batch=16 if args.smoke else 64,
+                     init=Path(args.reader_init) if args.reader_init else None, lr=args.reader_lr)
         report["reader_train_s"] = round(time.time() - t0, 1)
     (out / "train_report.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
