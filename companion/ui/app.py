@@ -19,7 +19,6 @@ from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition
 from kivy.uix.settings import SettingsWithNoMenu
 
-from companion.cards import PBCard
 from companion.errors import PirateTableError
 from companion.games.pirates_bluff import Call, Bid, Countdown, Options, RevealStarting, Showdown
 from companion.session import TableSession

@@ -119,7 +119,8 @@ class BoxService:
                 mapping = self.box.assign_seats(n, timeout=timeout,
                                                 prompt=lambda seat: self.post(lambda: prompt(seat)))
             except Exception as exc:  # BoxError, or the box went away
-                self.post(lambda: done(None, str(exc)))
+                error = str(exc)  # `exc` is unbound after the except block; the callback runs later
+                self.post(lambda: done(None, error))
             else:
                 self.post(lambda: done(dict(mapping), ""))
             finally:

@@ -93,7 +93,6 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
 
         def powderkeg_round():
             """The Powderkeg rulebook round up to the third call (a new Powderkeg session)."""
-            from companion.games import powderkeg as pk
             from companion.island import IslandCard
 
             app.new_session(players=PK_PLAYERS, buy_in=50, game="powderkeg", super_wilds=False, cyclone=None,

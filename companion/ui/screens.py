@@ -12,10 +12,10 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
 
-from companion.cards import LETTERS, PBCard, rank_name
-from companion.games.pirates_bluff import Options, bid_name, hand_count
+from companion.cards import PBCard, rank_name
+from companion.games.pirates_bluff import bid_name, hand_count
 from companion.ui import services
-from companion.ui.widgets import CallButton, FlatButton, FlatToggle
+from companion.ui.widgets import CallButton, FlatButton, FlatToggle, fill_card_picker
 
 BEATS = ("going", "going", "going", "dead", "dead", "dead")
 DEFAULT_NAMES = ["Arville", "Bethany", "Carter", "Douglas", "Eris", "Fenwick", "Greta", "Hollis"]
@@ -92,14 +92,8 @@ class DealScreen(Screen):
         self.rank = None
         self.cards: dict[str, PBCard] = {}
         self.unreadable: set[str] = set()  # seats whose scanned card could not be read (touch entry)
-        for r in range(9):
-            b = FlatToggle(text="W" if r == 0 else str(r), group="deal_rank", font_size="30sp", tag=f"rank:{r}")
-            b.bind(on_press=lambda b, r=r: self.pick_rank(r))
-            self.ids.ranks.add_widget(b)
-        for letter in LETTERS:
-            b = FlatButton(text=letter, font_size="30sp", tag=f"letter:{letter}")
-            b.bind(on_press=lambda b, letter=letter: self.pick_letter(letter))
-            self.ids.letters.add_widget(b)
+        fill_card_picker(self.ids.ranks, self.ids.letters, group="deal_rank", font_size="30sp", rank_tag="rank",
+                         letter_tag="letter", on_rank=self.pick_rank, on_letter=self.pick_letter)
 
     def start(self):
         self.cards = {}
@@ -762,15 +756,9 @@ class CoachScreen(Screen):
             b = FlatToggle(text=str(r), group="coach_rank", font_size="24sp", tag=f"coach_rank:{r}")
             b.bind(on_press=lambda b, r=r: self.set_bid(self.q, r))
             self.ids.bid_ranks.add_widget(b)
-        for r in range(9):
-            b = FlatToggle(text="W" if r == 0 else str(r), group="coach_hrank", font_size="22sp",
-                           tag=f"coach_hrank:{r}")
-            b.bind(on_press=lambda b, r=r: self.pick_hand_rank(r))
-            self.ids.hand_ranks.add_widget(b)
-        for letter in LETTERS:
-            b = FlatButton(text=letter, font_size="22sp", tag=f"coach_letter:{letter}")
-            b.bind(on_press=lambda b, letter=letter: self.add_hand_card(letter))
-            self.ids.hand_letters.add_widget(b)
+        fill_card_picker(self.ids.hand_ranks, self.ids.hand_letters, group="coach_hrank", font_size="22sp",
+                         rank_tag="coach_hrank", letter_tag="coach_letter", on_rank=self.pick_hand_rank,
+                         on_letter=self.add_hand_card)
 
     def start(self):
         """Take the standing bid of the hand in play (called again when the hand changes)."""

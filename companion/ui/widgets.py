@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kivy.graphics import Color, Line, Rectangle
 from kivy.metrics import dp, sp
-from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import ListProperty, NumericProperty, StringProperty
 from kivy.core.text import Label as CoreLabel
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -27,6 +27,19 @@ class FlatButton(Button):
 class FlatToggle(ToggleButton):
     bg = ListProperty([0.20, 0.32, 0.36, 1])
     tag = StringProperty("")
+
+
+def fill_card_picker(ranks_box, letters_box, *, group: str, font_size: str, rank_tag: str, letter_tag: str,
+                     on_rank, on_letter) -> None:
+    """Rank toggles (W, 1-8) and letter buttons (A-H) for entering a Pirate's Bluff card by touch."""
+    for r in range(9):
+        b = FlatToggle(text="W" if r == 0 else str(r), group=group, font_size=font_size, tag=f"{rank_tag}:{r}")
+        b.bind(on_press=lambda b, r=r: on_rank(r))
+        ranks_box.add_widget(b)
+    for letter in "ABCDEFGH":
+        b = FlatButton(text=letter, font_size=font_size, tag=f"{letter_tag}:{letter}")
+        b.bind(on_press=lambda b, letter=letter: on_letter(letter))
+        letters_box.add_widget(b)
 
 
 class CallButton(FlatButton):
