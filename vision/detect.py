@@ -23,20 +23,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import crop_quad, normalize_crop, upright_quad
+from vision.geometry import crop_quad, normalize_crops, upright_quad
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DET_W, DET_H = 640, 384
 LETTERS = "ABCDEFGH"
 
 # Confidence rules (measured on held-out scenes by `pirate-table vision bench`; see docs/camera.md)
-INDEX_MIN = 0.60  # an index read counts as a vote at or above this
-CARD_AGREE_MIN = 0.80  # two agreeing corners: mean confidence needed (calibrated on seeds 9.3M, not the bench)
-CARD_SINGLE_MIN = 0.97  # one corner alone (the other hidden by glare or missed)
-CARD_OVERRULE_MIN = 0.99  # corners disagree: the surer one wins only if it is this sure ...
-CARD_OVERRULE_MAX = 0.80  # ... and the other is no surer than this
+CARD_TEMP = 0.7  # the two corners' evidence is multiplied, tempered (they share light and blur)
+CARD_MIN = 0.90  # a card is read when its posterior for one code is at least this
 FAN_MIN = 0.90  # a fanned-hand index on its own
-SNAP_PASSES = (0.1,)  # edge-snapping search ranges (x the card's short side)
+FB_MIN = 0.99  # the first bidder is named when P(that card is the lowest) is at least this
 
 
 @dataclass
@@ -46,6 +43,11 @@ class IndexRead:
     rank: int | None
     letter: str | None
     conf: float
+    probs: np.ndarray | None = None  # (72,) P(code) for code = rank * 8 + letter (PBCard order)
+    corner: int = -1  # which corner of its card (0, 1); -1 for a fanned-hand index
+    source: str = "det"  # "det": the detected index box; "geo": where the card's outline puts the index
+    p_none: float = 0.0  # the reader's P(no index read upright here)
+    reading: int = -1  # which of its card's two outline readings this view belongs to
 
     @property
     def center(self):
@@ -60,6 +62,7 @@ class CardRead:
     letter: str | None
     confidence: float
     indices: list = field(default_factory=list)
+    probs: np.ndarray | None = None  # (72,) posterior over codes (rank * 8 + letter) from all views of the card
 
     @property
     def code(self):
@@ -80,12 +83,14 @@ class CardRead:
         }
 
 
-def letterbox(bgr: np.ndarray):
+def letterbox(bgr: np.ndarray, size: tuple[int, int] = (DET_W, DET_H)):
+    """The frame scaled to fit ``size`` (w, h), top-left aligned on a grey canvas; returns (canvas, scale)."""
+    W, H = size
     h, w = bgr.shape[:2]
-    s = min(DET_W / w, DET_H / h)
+    s = min(W / w, H / h)
     nw, nh = int(round(w * s)), int(round(h * s))
     small = cv2.resize(bgr, (nw, nh), interpolation=cv2.INTER_AREA)
-    canvas = np.full((DET_H, DET_W, 3), 114, np.uint8)
+    canvas = np.full((H, W, 3), 114, np.uint8)
     canvas[:nh, :nw] = small
     return canvas, s
 
@@ -113,17 +118,30 @@ def decode_obb(out: np.ndarray, conf_thres: float = 0.25, iou: float = 0.5):
     return dets
 
 
+BACKENDS = ("ort", "ort-fp32", "cv2", "ultralytics")
+
+
 class Detector:
+    """``ort``: onnxruntime on ``card_det.int8.onnx`` (the runtime path: int8 weights and activations, the
+    first convolution and the box decoding kept in float); ``ort-fp32`` and ``cv2`` (OpenCV DNN): the float
+    model ``card_det.onnx``; ``ultralytics``: the .pt weights through ultralytics (the reference)."""
+
     def __init__(self, path: Path | None = None, backend: str = "ort", threads: int = 2):
+        import onnxruntime as ort
+
         self.backend = backend
         path = Path(path or MODELS / "card_det.onnx")
         if backend == "ort":
-            import onnxruntime as ort
-
-            so = ort.SessionOptions()
-            so.intra_op_num_threads = threads
-            so.inter_op_num_threads = 1
-            self.sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+            path = path.with_suffix(".int8.onnx")
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        sess = ort.InferenceSession(str(path if backend.startswith("ort") else path.with_suffix(".onnx")), so,
+                                    providers=["CPUExecutionProvider"])
+        shape = sess.get_inputs()[0].shape  # [1, 3, H, W]: the input size the model was exported at
+        self.size = (int(shape[3]), int(shape[2]))
+        if backend in ("ort", "ort-fp32"):
+            self.sess = sess
             self.inp = self.sess.get_inputs()[0].name
         elif backend == "cv2":
             cv2.setNumThreads(threads)
@@ -138,17 +156,15 @@ class Detector:
     def __call__(self, bgr: np.ndarray, conf_thres: float = 0.25):
         """Oriented boxes in FULL-resolution frame coordinates: (cls, conf, cx, cy, w, h, r)."""
         if self.backend == "ultralytics":
-            h, w = bgr.shape[:2]
-            s = min(DET_W / w, DET_H / h)
-            r = self.model.predict(bgr, imgsz=[DET_H, DET_W], conf=conf_thres, iou=0.5, verbose=False, device="cpu")[0]
+            r = self.model.predict(bgr, imgsz=[self.size[1], self.size[0]], conf=conf_thres, iou=0.5, verbose=False, device="cpu")[0]
             o = r.obb
             return [
                 (int(c), float(p), *map(float, b))
                 for c, p, b in zip(o.cls.numpy(), o.conf.numpy(), o.xywhr.numpy())
             ]
-        canvas, s = letterbox(bgr)
-        blob = (canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32)) / 255.0
-        if self.backend == "ort":
+        canvas, s = letterbox(bgr, self.size)
+        blob = cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True)
+        if self.backend != "cv2":
             out = self.sess.run(None, {self.inp: blob})[0]
         else:
             self.net.setInput(blob)
@@ -161,24 +177,27 @@ class IndexReader:
         import onnxruntime as ort
 
         so = ort.SessionOptions()
+        # No spinning: a second session whose idle pool threads spin takes a core from the detector on a
+        # 2-core tablet (measured: 95 -> 59 ms per frame). The detector and the reader run one after the other.
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.sess = ort.InferenceSession(str(path or MODELS / "index_reader.onnx"), so, providers=["CPUExecutionProvider"])
 
     def read(self, gray: np.ndarray, quads, flip: list[bool]) -> list[IndexRead]:
         """Read index quads (TL, TR, BR, BL). Where ``flip`` is set, the 180-degree reading is tried too and
-        the reading the reader finds upright wins (detected boxes know their axis but not their direction)."""
+        the reading the reader finds upright wins (a fanned index's box knows its axis, not its direction)."""
         if not quads:
             return []
         crops, owner = [], []
         for i, (uq, f) in enumerate(zip(quads, flip)):
             c = crop_quad(gray, uq)
-            crops.append(normalize_crop(c))
+            crops.append(c)
             owner.append((i, False))
             if f:
-                crops.append(normalize_crop(c[::-1, ::-1].copy()))
+                crops.append(c[::-1, ::-1])
                 owner.append((i, True))
-        x = np.stack(crops).astype(np.float32)
+        x = normalize_crops(np.stack(crops))
         rank_logits, letter_logits = self.sess.run(None, {"crop": x})
         pr = _softmax(rank_logits)
         pl = _softmax(letter_logits)
@@ -190,10 +209,10 @@ class IndexReader:
         for i, uq in enumerate(quads):
             j, flipped = best[i]
             q = uq[[2, 3, 0, 1]] if flipped else uq
-            rk = int(pr[j, :9].argmax())
-            lt = int(pl[j].argmax())
-            conf = float(pr[j, rk] * pl[j, lt])
-            out.append(IndexRead(q, 0.0, rk, LETTERS[lt], conf))
+            # "upside down / no index here" says nothing about the code: that share is spread evenly
+            probs = np.outer(pr[j, :9], pl[j]).reshape(-1) + pr[j, 9] / 72
+            k = int(probs.argmax())
+            out.append(IndexRead(q, 0.0, k // 8, LETTERS[k % 8], float(probs[k]), probs, p_none=float(pr[j, 9])))
         return out
 
 
@@ -203,112 +222,259 @@ def _softmax(z):
     return e / e.sum(1, keepdims=True)
 
 
+def _down(q: np.ndarray) -> np.ndarray:
+    """The 'down' direction of a quad read upright (TL, TR, BR, BL): from its top edge to its bottom edge."""
+    return (q[2] + q[3] - q[0] - q[1]) / 2
+
+
 class Scanner:
     """Detector + index reader. ``scan(frame)`` -> (cards, index_reads).
 
-    For each whole card, each of its two corners is read from the detected index box when the detector
-    found one there, otherwise from where the index must be on the card (the card's outline snapped to
-    its edges at full resolution, then the index position in card millimetres)."""
+    Each whole card's outline is found at full resolution (``card_outline``: the detector's box and the
+    detected indices inside it give starting angles, each snapped to the card's edges, the best fit wins).
+    An outline alone does not say which pair of its sides is the card's long one (a tilted camera can make
+    a card look square or even wider than long), so both readings are weighed: the detected indices inside
+    the card say which corners hold the indices; when they say nothing, the reader's "no index here" score
+    on both readings' corners decides. Each corner is read from the detected index box there (turned to the
+    card's reading direction) and from where the outline puts the index (``views=2``; ``views=1``: the
+    detected box alone when there is one). Indices outside any whole card are fanned-hand indices, read in
+    both 180-degree directions."""
 
-    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True):
+    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True,
+                 views: int = 2):
         models = Path(models or MODELS)
         self.detector = Detector(models / "card_det.onnx", backend, threads)
         self.reader = IndexReader(models / "index_reader.onnx", threads)
         self.use_geometry = use_geometry
+        self.views = views
 
     def scan(self, bgr: np.ndarray):
-        from vision.geometry import card_index_quads, image_gradients, snap_quad
+        from vision.geometry import card_index_quads, image_gradients
 
         dets = self.detector(bgr)
         cards = sorted([d for d in dets if d[0] == 0 and d[1] >= 0.4], key=lambda d: -d[1])
         idx = [d for d in dets if d[0] == 1 and d[1] >= 0.3]
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         idx_quads = [upright_quad(*d[2:]) for d in idx]
+        idx_ctr = np.array([q.mean(0) for q in idx_quads]).reshape(-1, 2)
         used: set[int] = set()
-        quads, flips, owners = [], [], []  # owner: (card number, corner) or (-1, index number)
-        card_quads = []
-        gx = gy = None
+        quads, flips, owners, primary = [], [], [], []  # owner: (card, reading, corner, source) or (-1, index, 0, "det")
+        card_hyps = []  # per card: its two readings (the outline's corners, TL TR BR BL, long side vertical)
+        grads = image_gradients(gray) if self.use_geometry else None
         for ci, c in enumerate(cards):
-            cq = upright_quad(*c[2:])
-            if self.use_geometry:
-                if gx is None:
-                    gx, gy = image_gradients(gray)
-                for search in SNAP_PASSES:
-                    cq = snap_quad(gx, gy, cq, search)
-            card_quads.append(cq)
-            for corner, gq in enumerate(card_index_quads(cq)):
-                gc = gq.mean(0)
-                size = float(np.linalg.norm(gq[0] - gq[2]))
-                near = [k for k in range(len(idx)) if k not in used and np.linalg.norm(idx_quads[k].mean(0) - gc) < 0.5 * size]
-                if near:
-                    k = max(near, key=lambda k: idx[k][1])
-                    used.add(k)
-                    quads.append(idx_quads[k])
-                    flips.append(True)
-                elif self.use_geometry:
-                    quads.append(gq)
-                    flips.append(False)
-                else:
-                    continue
-                owners.append((ci, corner))
-        poly = [cq.reshape(-1, 1, 2) for cq in card_quads]
+            box = upright_quad(*c[2:])
+            ctr = box.mean(0)
+            grown = ((box - ctr) * 1.15 + ctr).reshape(-1, 1, 2)
+            inside = [k for k in range(len(idx)) if k not in used
+                      and cv2.pointPolygonTest(grown, tuple(map(float, idx_ctr[k])), False) >= 0]
+            cq = card_outline(*grads, c[2:], [idx_quads[k] for k in inside]) if self.use_geometry else box
+            # the card's own indices lie on it: an index just beside it (a fanned hand's) is not one of them
+            oc = cq.mean(0)
+            on_card = ((cq - oc) * 1.04 + oc).reshape(-1, 1, 2)
+            inside = [k for k in inside if cv2.pointPolygonTest(on_card, tuple(map(float, idx_ctr[k])), False) >= 0]
+            hyps = [cq, np.roll(cq, -1, axis=0)]
+            geo = [card_index_quads(h) for h in hyps]
+            votes = [0, 0]
+            for k in inside:
+                d = [min(np.linalg.norm(idx_ctr[k] - g.mean(0)) for g in geo[o]) for o in (0, 1)]
+                votes[int(d[1] < d[0])] += 1
+            if votes[0] and not votes[1]:
+                readings = [0]
+            elif votes[1] and not votes[0]:
+                readings = [1]
+            else:  # no detected index, or they disagree: the reader decides
+                readings = [0, 1]
+            card_hyps.append(hyps)
+            for o in readings:
+                # each detected index inside the card belongs to the nearer of this reading's two corners
+                # (an outline that missed a corner by more than the index's size still gets its index read)
+                mine: dict[int, int] = {}
+                for k in inside:
+                    d = [np.linalg.norm(idx_ctr[k] - g.mean(0)) for g in geo[o]]
+                    corner = int(np.argmin(d))
+                    size = float(np.linalg.norm(geo[o][corner][0] - geo[o][corner][2]))
+                    if k in used or d[corner] > 2.5 * size:
+                        continue
+                    if corner not in mine or idx[k][1] > idx[mine[corner]][1]:
+                        mine[corner] = k
+                for corner, gq in enumerate(geo[o]):
+                    views = []
+                    if corner in mine:
+                        k = mine[corner]
+                        used.add(k)
+                        dq = idx_quads[k]
+                        views.append((dq if float(np.dot(_down(dq), _down(gq))) > 0 else dq[[2, 3, 0, 1]], "det"))
+                    if self.use_geometry:
+                        # the outline's view: read at once when it is the only one, else only if needed
+                        views.append((gq, "geo"))
+                    for j, (v, src) in enumerate(views):
+                        quads.append(v)
+                        flips.append(False)
+                        owners.append((ci, o, corner, src))
+                        primary.append(j == 0)
+        # a detected index well inside a whole card but at neither of its corners is the card's art; one in
+        # the card's outer band that no corner took is a fanned hand's index beside it
+        poly = [((h[0] - h[0].mean(0)) * 0.9 + h[0].mean(0)).reshape(-1, 1, 2) for h in card_hyps]
         for k in range(len(idx)):
             if k in used:
                 continue
-            ctr = tuple(map(float, idx_quads[k].mean(0)))
+            ctr = tuple(map(float, idx_ctr[k]))
             if any(cv2.pointPolygonTest(p, ctr, False) >= 0 for p in poly):
-                continue  # an index inside a whole card but not at its corners: ignore
+                continue
             quads.append(idx_quads[k])
             flips.append(True)
-            owners.append((-1, k))
-        reads = self.reader.read(gray, quads, flips)
-        for rd, (ci, k) in zip(reads, owners):
+            owners.append((-1, k, 0, "det"))
+            primary.append(True)
+        # 1. the primary views (a detected index box where there is one, else the outline's view)
+        first = [i for i in range(len(quads)) if primary[i]]
+        reads: list = [None] * len(quads)
+        for i, rd in zip(first, self.reader.read(gray, [quads[i] for i in first], [flips[i] for i in first])):
+            reads[i] = rd
+        # 2. the outline's views of the cards the primary views did not read with confidence (views=2)
+        if self.views >= 2:
+            unsure = set()
+            for n in range(len(cards)):
+                mine = [reads[i] for i in first if owners[i][0] == n]
+                for i in first:
+                    if owners[i][0] == n:
+                        reads[i].corner = owners[i][2]
+                if len({owners[i][1] for i in first if owners[i][0] == n}) > 1 or float(card_posterior(mine).max()) < CARD_MIN:
+                    unsure.add(n)
+            more = [i for i in range(len(quads)) if not primary[i] and owners[i][0] in unsure]
+            for i, rd in zip(more, self.reader.read(gray, [quads[i] for i in more], [flips[i] for i in more])):
+                reads[i] = rd
+        taken = [i for i in range(len(quads)) if reads[i] is not None]
+        for i in taken:
+            ci, o, k, src = owners[i]
+            rd = reads[i]
             rd.det_conf = cards[ci][1] if ci >= 0 else idx[k][1]
-        per_card = [[rd for rd, (ci, _) in zip(reads, owners) if ci == n] for n in range(len(cards))]
-        fan = [rd for rd, (ci, _) in zip(reads, owners) if ci < 0]
-        return assemble(card_quads, [c[1] for c in cards], per_card, fan), reads
+            rd.corner = k if ci >= 0 else -1
+            rd.reading = o if ci >= 0 else -1
+            rd.source = src
+        per_card, card_quads = [], []
+        for n in range(len(cards)):
+            mine = [(reads[i], owners[i][1]) for i in taken if owners[i][0] == n]
+            best = max({o for _, o in mine}, key=lambda o: _index_score([rd for rd, o2 in mine if o2 == o]), default=0)
+            per_card.append([rd for rd, o in mine if o == best])
+            card_quads.append(card_hyps[n][best])
+        keep = {id(rd) for m in per_card for rd in m}
+        fan = [reads[i] for i in taken if owners[i][0] < 0]
+        out = [reads[i] for i in taken if owners[i][0] < 0 or id(reads[i]) in keep]
+        return assemble(card_quads, [c[1] for c in cards], per_card, fan), out
+
+
+def _index_score(reads) -> float:
+    """How much a reading's corners look like indices: sum over its corners of log P(an index is here)."""
+    total = 0.0
+    for corner in {rd.corner for rd in reads}:
+        p_none = float(np.mean([rd.p_none for rd in reads if rd.corner == corner]))
+        total += math.log(max(1.0 - p_none, 1e-9))
+    return total
+
+
+def card_outline(gx, gy, box, hints=(), square: float = 1.25):
+    """The card's outline (TL, TR, BR, BL with the long side vertical as far as the image shows) from the
+    detector's oriented box ``(cx, cy, w, h, r)``, snapped to the card's edges at full resolution.
+
+    The detector's angle is unreliable for a card that looks square (a tilted camera): each detected index
+    inside the card gives another starting angle (an index's long axis is the card's long axis), and a
+    square-looking card with no index hint is also tried at 22.5 and 45 degrees. Every start is snapped
+    (a wide pass, then a fine one); the fit whose edges are strongest wins."""
+    from vision.geometry import rect_corners, snap_quad
+
+    cx, cy, w, h, r = box
+    short, long_ = min(w, h), max(w, h)
+    base = upright_quad(cx, cy, w, h, r)
+    starts = [base]
+    angles = [math.atan2(-_down(base)[0], _down(base)[1])]
+    extra = [math.atan2(-d[0], d[1]) for d in (_down(q) for q in hints)]
+    if not hints and long_ < square * short:
+        extra += [angles[0] + math.radians(a) for a in (22.5, -22.5, 45.0)]
+    for a in extra:
+        if min(abs((a - b + math.pi / 2) % math.pi - math.pi / 2) for b in angles) < math.radians(4):
+            continue  # the same axis as a start already taken
+        angles.append(a)
+        starts.append(rect_corners(cx, cy, short, long_, a))
+    best, best_score = base, -np.inf
+    for q in starts:
+        q1, s1 = snap_quad(gx, gy, q, 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
+        q2, s2 = snap_quad(gx, gy, q1, max_turn=3.0, turn_step=1.0, reach_px=3)
+        q, s = (q2, s2) if s2 > -np.inf else (q1, s1)
+        if s > best_score:
+            best, best_score = q, s
+    return best
+
+
+def card_posterior(reads, temp: float | None = None) -> np.ndarray:
+    """P(code) for one card from its index reads. The views of one corner look at the same pixels: they are
+    mixed, each weighted by how sure the reader is that it sees an index there (a view the outline put off
+    the index weighs little). The two corners (two printed indices) multiply, tempered by CARD_TEMP < 1
+    because they share the card's light and blur."""
+    temp = CARD_TEMP if temp is None else temp
+    logp = np.zeros(72)
+    for corner in {rd.corner for rd in reads}:
+        views = [rd for rd in reads if rd.corner == corner]
+        w = np.array([1.0 - rd.p_none for rd in views]) + 1e-3
+        p = (w[:, None] * np.stack([rd.probs for rd in views])).sum(0) / w.sum()
+        logp += temp * np.log(np.maximum(p, 1e-12))
+    logp -= logp.max()
+    p = np.exp(logp)
+    return p / p.sum()
 
 
 def assemble(card_quads, card_confs, per_card, fan) -> list[CardRead]:
     out = []
     for corners, dconf, mine in zip(card_quads, card_confs, per_card):
-        votes = [r for r in mine if r.conf >= INDEX_MIN]
         rank = letter = None
-        conf = 0.0
-        if len(votes) == 2:
-            a, b = votes
-            same = (a.rank, a.letter) == (b.rank, b.letter)
-            hi, lo = (a, b) if a.conf >= b.conf else (b, a)
-            if same and (a.conf + b.conf) / 2 >= CARD_AGREE_MIN:
-                rank, letter, conf = a.rank, a.letter, (a.conf + b.conf) / 2
-            elif not same and hi.conf >= CARD_OVERRULE_MIN and lo.conf <= CARD_OVERRULE_MAX:
-                rank, letter, conf = hi.rank, hi.letter, hi.conf - lo.conf
-            else:
-                conf = (a.conf + b.conf) / 2 if same else 0.0
-        elif len(votes) == 1 and votes[0].conf >= CARD_SINGLE_MIN:
-            rank, letter, conf = votes[0].rank, votes[0].letter, votes[0].conf
-        elif votes:
-            conf = max(v.conf for v in votes)
+        probs = card_posterior(mine) if mine else np.full(72, 1 / 72)
+        k = int(probs.argmax())
+        conf = float(probs[k])
+        if conf >= CARD_MIN:
+            rank, letter = k // 8, LETTERS[k % 8]
         if mine:  # corners start at the top-left of the first index as read
             tl = mine[0].quad[0]
-            k = int(np.argmin(((corners - tl) ** 2).sum(1)))
-            corners = np.roll(corners, -k, axis=0)
-        out.append(CardRead("card", corners, rank, letter, conf, mine))
+            j = int(np.argmin(((corners - tl) ** 2).sum(1)))
+            corners = np.roll(corners, -j, axis=0)
+        out.append(CardRead("card", corners, rank, letter, conf, mine, probs))
     for rd in fan:
         ok = rd.conf >= FAN_MIN
-        out.append(CardRead("index", rd.quad, rd.rank if ok else None, rd.letter if ok else None, rd.conf, [rd]))
+        out.append(CardRead("index", rd.quad, rd.rank if ok else None, rd.letter if ok else None, rd.conf, [rd], rd.probs))
     return out
 
 
-def first_bidder(cards: list[CardRead]) -> dict:
-    """The lowest of the starting cards (whole cards lying apart), by PBCard ordering; None if any is unreadable."""
-    from companion.cards import PBCard
+def _probs_of(c: CardRead) -> np.ndarray:
+    if c.probs is not None:
+        return c.probs
+    p = np.zeros(72)
+    if c.rank is None:
+        p[:] = 1 / 72
+    else:
+        p[c.rank * 8 + LETTERS.index(c.letter)] = 1.0
+    return p
 
+
+def first_bidder(cards: list[CardRead], min_prob: float | None = None) -> dict:
+    """The lowest of the starting cards (whole cards lying apart), by PBCard ordering.
+
+    Code index rank * 8 + letter IS the PBCard order (wild 0 lowest, then the earlier letter), so from each
+    card's posterior P_i, P(card i is the lowest) = sum_c P_i(c) * prod_{j != i} P_j(code > c). A card that
+    could not be read with confidence still counts when it is surely higher than the lowest (say a blurred
+    7 next to a clear wild). The answer is given only when that probability is >= FB_MIN and the lowest card
+    itself is read; otherwise ``card`` is None with the reason."""
+    min_prob = FB_MIN if min_prob is None else min_prob
     starting = [c for c in cards if c.kind == "card"]
     if not starting:
         return {"card": None, "reason": "no cards found"}
-    if any(c.rank is None for c in starting):
-        return {"card": None, "reason": "a starting card is unreadable"}
-    best = min(range(len(starting)), key=lambda i: PBCard(starting[i].rank, starting[i].letter))
+    P = np.stack([_probs_of(c) for c in starting])
+    above = np.clip(1 - np.cumsum(P, axis=1), 0, 1)  # P_j(code > c)
+    lowest = np.empty(len(P))
+    for i in range(len(P)):
+        others = np.prod(np.delete(above, i, axis=0), axis=0)
+        lowest[i] = float((P[i] * others).sum())
+    best = int(lowest.argmax())
     c = starting[best]
-    return {"card": c.code, "position": [round(float(v), 1) for v in c.center], "corners": c.to_json()["corners"]}
+    if c.rank is None or lowest[best] < min_prob:
+        return {"card": None, "reason": "a starting card that may be the lowest is unreadable",
+                "probability": round(float(lowest[best]), 4)}
+    return {"card": c.code, "position": [round(float(v), 1) for v in c.center], "corners": c.to_json()["corners"],
+            "probability": round(float(lowest[best]), 4)}

@@ -50,6 +50,14 @@ def normalize_crop(crop: np.ndarray) -> np.ndarray:
     return np.clip(c, 0, 1)[None] * 2 - 1
 
 
+def normalize_crops(crops: np.ndarray) -> np.ndarray:
+    """``normalize_crop`` for a stack of crops (N, H, W) at once -> (N, 1, H, W); the same numbers."""
+    c = crops.astype(np.float32)
+    lo, hi = np.percentile(c, [2, 98], axis=(1, 2))
+    c = (c - lo[:, None, None]) / np.maximum(hi - lo, 8.0)[:, None, None]
+    return (np.clip(c, 0, 1) * 2 - 1)[:, None].astype(np.float32)
+
+
 # The index quad on a poker card, in mm from the top-left corner (renderer: index at 3 mm, 0.8 mm pad).
 CARD_MM = (63.0, 88.0)
 INDEX_MM = np.array([[1.9, 2.2], [9.5, 2.2], [9.5, 18.4], [1.9, 18.4]], np.float32)
@@ -60,22 +68,26 @@ def image_gradients(gray: np.ndarray):
     return cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
 
 
-def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 0.08) -> np.ndarray:
+def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 0.08,
+              max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
+              reach_px: int | None = None) -> tuple[np.ndarray, float]:
     """Move each side of an approximate card quad onto the strongest straight edge near it.
 
-    Each side is tried at offsets up to ``search`` x the card's short side along its normal and at small
-    turns; the score is the mean gradient across the line (the card's outline is one straight edge).
-    The four fitted lines are intersected, which recovers the perspective quad. Falls back to the input
-    when the fit is implausible.
+    Each side is tried at offsets up to ``search`` x the card's short side along its normal and at turns up
+    to ``max_turn`` degrees (offsets ``step`` px apart, or within ``reach_px`` when given; ``samples`` points
+    along the side); the score is the gradient across the line (the card's outline is one straight
+    edge, paper brighter inside). The four fitted lines are intersected, which recovers the perspective quad.
+    Returns (quad, score): the mean of the four sides' scores, or the input and -inf when the fit is
+    implausible.
     """
     h, w = gx.shape
     quad = quad.astype(np.float32)
     ctr = quad.mean(0)
     short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
-    R = max(3, int(round(search * short)))
-    offs = np.arange(-R, R + 1, dtype=np.float32)
-    angs = np.radians(np.arange(-4, 4.5, 1.0, dtype=np.float32))
-    s = np.linspace(-0.35, 0.35, 28, dtype=np.float32)
+    R = reach_px if reach_px is not None else max(3, int(round(search * short)))
+    offs = np.arange(-R, R + step / 2, step, dtype=np.float32)
+    angs = np.radians(np.arange(-max_turn, max_turn + turn_step / 2, turn_step, dtype=np.float32))
+    s = np.linspace(-0.35, 0.35, samples, dtype=np.float32)
     P = quad
     Q = np.roll(quad, -1, axis=0)
     mid = (P + Q) / 2  # 4 x 2
@@ -94,22 +106,24 @@ def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 
     gn = gx[yi, xi] * n[:, :, None, None, 0] + gy[yi, xi] * n[:, :, None, None, 1]
     score = -gn.mean(-1) - 0.5 * gn.std(-1)  # 4 x A x O: paper brighter inside, strong and consistent
     lines = []
+    total = 0.0
     for i in range(4):
         a, o = np.unravel_index(int(score[i].argmax()), score[i].shape)
         lines.append((mid[i] + offs[o] * n[i, a], t[i, a]))
+        total += float(score[i, a, o]) / 4
     out = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[(i - 1) % 4], lines[i]
         A = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], np.float32)
         if abs(np.linalg.det(A)) < 1e-3:
-            return quad
+            return quad, -np.inf
         k = np.linalg.solve(A, p2 - p1)
         out.append(p1 + k[0] * d1)
     out = np.array(out, np.float32)
     a0, a1 = abs(cv2.contourArea(quad)), abs(cv2.contourArea(out))
-    if not (0.75 < a1 / max(a0, 1) < 1.33) or np.abs(out - quad).max() > 2.5 * R:
-        return quad
-    return out
+    if not (0.75 < a1 / max(a0, 1) < 1.33) or np.abs(out - quad).max() > 2.5 * R + 0.1 * short:
+        return quad, -np.inf
+    return out, total
 
 
 def card_index_quads(card_quad: np.ndarray) -> list[np.ndarray]:

@@ -75,15 +75,18 @@ def _card_to_table(cx, cy, ang, wmm, hmm, ppm):
 
 
 def _place_start(rng, n, inside):
+    """Up to ``n`` card centres (table mm) at least 112 mm apart, each with the rotation (radians) that
+    ``inside(p, angle)`` checked: the card is placed at exactly the angle it was checked at."""
     out = []
     for _ in range(400):
         if len(out) == n:
             break
         p = rng.uniform(-400, 400, 2)
-        if not inside(p):
+        a = rng.uniform(0, 2 * math.pi)
+        if not inside(p, a):
             continue
-        if all(np.hypot(*(p - q)) > 112 for q in out):
-            out.append(p)
+        if all(np.hypot(*(p - q)) > 112 for q, _a in out):
+            out.append((p, a))
     return out
 
 
@@ -92,7 +95,6 @@ def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width:
     surface = surfaces[rng.integers(len(surfaces))]
     img = make_surface(surface, rng, width, height).astype(np.float32)
     H = _camera(rng, width, height)
-    Hinv = np.linalg.inv(H)
     margin = 0.03 * width
 
     def quad_inside(q):
@@ -114,25 +116,29 @@ def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width:
             n = int(rng.integers(3, 9)) if layout == "start" else int(rng.integers(1, 4))
             size = styles[0].size_mm
 
-            def inside(p, size=size):
-                a = rng.uniform(0, 2 * math.pi)
+            def inside(p, a, size=size):
                 T = _card_to_table(p[0], p[1], a, size[0], size[1], 1.0)
                 q = _apply(H, _apply(T, np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], float)))
                 return quad_inside(q)
 
             taken = [np.array([pl[3], pl[4]]) for pl in placements]
-            for p in _place_start(rng, n + len(taken), lambda p: inside(p) and all(np.hypot(*(p - q)) > 150 for q in taken))[: n]:
+            fits = lambda p, a: inside(p, a) and all(np.hypot(*(p - q)) > 150 for q in taken)  # noqa: E731
+            for p, a in _place_start(rng, n + len(taken), fits)[:n]:
                 r, l = deck[next(di)]
                 st = styles[0] if rng.random() < 0.85 else styles[1]
-                placements.append((r, l, st, p[0], p[1], rng.uniform(0, 2 * math.pi)))
+                placements.append((r, l, st, p[0], p[1], a))
         else:
             hands = 1 if (layout == "mixed" or rng.random() < 0.6) else 2
             for hand in range(hands):
                 n = int(rng.integers(2, 7))
                 st = styles[hand % 2]
                 wmm, hmm = st.size_mm
-                for _try in range(60):
-                    px, py = rng.uniform(-350, 350, 2)
+                for _try in range(100):
+                    # the table origin is under the image centre: later tries move the hand towards it and
+                    # drop cards, so a hand always fits (a wide fan near a low camera may not fit at the edge)
+                    px, py = rng.uniform(-350, 350, 2) * max(0.05, 1 - _try / 60)
+                    if _try >= 60 and _try % 10 == 0 and n > 2:
+                        n -= 1
                     base = rng.uniform(0, 2 * math.pi)
                     linear = rng.random() < 0.4
                     step = math.radians(rng.uniform(9, 16))
