@@ -3,15 +3,19 @@
 Pipeline (all on the frame as captured, BGR uint8):
 1. The detector (YOLOv8n-OBB, ONNX) runs on the frame scaled to fit 640x384: oriented boxes of whole
    cards (class 0) and of visible corner indices (class 1).
-2. Every index box is mapped back to FULL resolution; its crop is rectified upright with the long side
-   vertical, in both 180-degree readings, and the index reader CNN (ONNX) scores rank 0-8 / "upside down"
-   and letter A-H. The reading whose "upside down" score is lower wins.
-3. Indices inside a card's box are that card's two corners: a card is read when both corners agree (or one
-   corner alone is very sure); disagreement or low confidence gives ``rank: None`` (unreadable, never guessed).
-   Indices outside any whole card are fanned-hand indices and are reported on their own.
+2. Each whole card's outline is snapped to its edges at FULL resolution from several starting angles (the
+   detector's box, and the axis of each detected index inside it); the best fit wins. Which pair of sides is
+   the card's long one is decided by the detected indices inside it, else by the reader (step 3) on both.
+3. Each corner's index is cropped upright from the full-resolution frame (from its detected box, else from
+   where the outline puts it) and the index reader CNN (ONNX) scores rank 0-8 / "no index upright here" and
+   letter A-H. Cards not yet read with confidence get their outline's views read too.
+4. A card's posterior over the 72 codes multiplies its two corners (tempered); every card is unique, so a
+   code read with confidence on one card is taken out of the others. Below CARD_MIN the card is
+   ``rank: None`` (unreadable, never guessed). A "card" with no index at any corner is dropped (a square
+   floor tile). Indices outside any whole card are fanned-hand indices, read in both 180-degree directions.
 
-Backends: ``ort`` (onnxruntime) and ``cv2`` (OpenCV DNN) for the detector; ``ultralytics`` runs the .pt
-weights through ultralytics as the reference path.
+Backends: ``ort`` (onnxruntime, int8 detector and reader: the runtime path), ``ort-fp32`` and ``cv2`` (OpenCV
+DNN) on the float detector; ``ultralytics`` runs the .pt weights through ultralytics as the reference path.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ LETTERS = "ABCDEFGH"
 # Confidence rules (measured on held-out scenes by `pirate-table vision bench`; see docs/camera.md)
 CARD_TEMP = 0.7  # the two corners' evidence is multiplied, tempered (they share light and blur)
 CARD_MIN = 0.90  # a card is read when its posterior for one code is at least this
-FAN_MIN = 0.90  # a fanned-hand index on its own
+FAN_MIN = 0.85  # a fanned-hand index on its own
+NO_INDEX = 0.8  # a found "card" whose every corner, read either way round, is this sure to hold no index is none
 FB_MIN = 0.99  # the first bidder is named when P(that card is the lowest) is at least this
+FB_UNREAD_MIX = 0.1  # for the first bidder, an unreadable card's posterior is mixed this much with "any card"
 
 
 @dataclass
@@ -136,6 +142,9 @@ class Detector:
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
+        # No spinning: idle pool threads that spin after the detector has run take the cores from the edge
+        # snapping and the reader that follow (measured: 45 -> 35 ms per frame end to end).
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         sess = ort.InferenceSession(str(path if backend.startswith("ort") else path.with_suffix(".onnx")), so,
                                     providers=["CPUExecutionProvider"])
         shape = sess.get_inputs()[0].shape  # [1, 3, H, W]: the input size the model was exported at
@@ -177,8 +186,7 @@ class IndexReader:
         import onnxruntime as ort
 
         so = ort.SessionOptions()
-        # No spinning: a second session whose idle pool threads spin takes a core from the detector on a
-        # 2-core tablet (measured: 95 -> 59 ms per frame). The detector and the reader run one after the other.
+        # No spinning (as for the detector): the detector and the reader run one after the other.
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -244,12 +252,13 @@ class Scanner:
                  views: int = 2):
         models = Path(models or MODELS)
         self.detector = Detector(models / "card_det.onnx", backend, threads)
-        self.reader = IndexReader(models / "index_reader.onnx", threads)
+        # the runtime path (ort) runs both models in int8; every other backend reads with the float reader
+        self.reader = IndexReader(models / ("index_reader.int8.onnx" if backend == "ort" else "index_reader.onnx"), threads)
         self.use_geometry = use_geometry
         self.views = views
 
     def scan(self, bgr: np.ndarray):
-        from vision.geometry import card_index_quads, image_gradients
+        from vision.geometry import card_index_quads
 
         dets = self.detector(bgr)
         cards = sorted([d for d in dets if d[0] == 0 and d[1] >= 0.4], key=lambda d: -d[1])
@@ -260,14 +269,13 @@ class Scanner:
         used: set[int] = set()
         quads, flips, owners, primary = [], [], [], []  # owner: (card, reading, corner, source) or (-1, index, 0, "det")
         card_hyps = []  # per card: its two readings (the outline's corners, TL TR BR BL, long side vertical)
-        grads = image_gradients(gray) if self.use_geometry else None
         for ci, c in enumerate(cards):
             box = upright_quad(*c[2:])
             ctr = box.mean(0)
             grown = ((box - ctr) * 1.15 + ctr).reshape(-1, 1, 2)
             inside = [k for k in range(len(idx)) if k not in used
                       and cv2.pointPolygonTest(grown, tuple(map(float, idx_ctr[k])), False) >= 0]
-            cq = card_outline(*grads, c[2:], [idx_quads[k] for k in inside]) if self.use_geometry else box
+            cq = card_outline(gray, c[2:], [idx_quads[k] for k in inside]) if self.use_geometry else box
             # the card's own indices lie on it: an index just beside it (a fanned hand's) is not one of them
             oc = cq.mean(0)
             on_card = ((cq - oc) * 1.04 + oc).reshape(-1, 1, 2)
@@ -312,14 +320,17 @@ class Scanner:
                         flips.append(False)
                         owners.append((ci, o, corner, src))
                         primary.append(j == 0)
-        # a detected index well inside a whole card but at neither of its corners is the card's art; one in
-        # the card's outer band that no corner took is a fanned hand's index beside it
-        poly = [((h[0] - h[0].mean(0)) * 0.9 + h[0].mean(0)).reshape(-1, 1, 2) for h in card_hyps]
+        # A detected index near the middle of a whole card is the card's art (a big centre numeral); one that
+        # no corner took, further out, is a fanned hand's index (an outline snapped to the edge of the card
+        # beneath can take in that card's index); one lying on a corner's detected box is that index twice.
+        poly = [((h[0] - h[0].mean(0)) * 0.5 + h[0].mean(0)).reshape(-1, 1, 2) for h in card_hyps]
+        corner_views = [((q - q.mean(0)) * 1.2 + q.mean(0)).reshape(-1, 1, 2)
+                        for q, (ci, _, _, src) in zip(quads, owners) if ci >= 0 and src == "det"]
         for k in range(len(idx)):
             if k in used:
                 continue
             ctr = tuple(map(float, idx_ctr[k]))
-            if any(cv2.pointPolygonTest(p, ctr, False) >= 0 for p in poly):
+            if any(cv2.pointPolygonTest(p, ctr, False) >= 0 for p in poly + corner_views):
                 continue
             quads.append(idx_quads[k])
             flips.append(True)
@@ -351,16 +362,29 @@ class Scanner:
             rd.corner = k if ci >= 0 else -1
             rd.reading = o if ci >= 0 else -1
             rd.source = src
-        per_card, card_quads = [], []
+        per_card, card_quads, confs = [], [], []
         for n in range(len(cards)):
             mine = [(reads[i], owners[i][1]) for i in taken if owners[i][0] == n]
+            if mine and all(rd.source == "geo" and rd.p_none > NO_INDEX for rd, _ in mine):
+                continue  # no index found at any corner, either way round: not a face-up card (a square tile, a box)
             best = max({o for _, o in mine}, key=lambda o: _index_score([rd for rd, o2 in mine if o2 == o]), default=0)
+            q = card_hyps[n][best]
+            if any(_overlap(q, q2) > 0.5 for q2 in card_quads):
+                continue  # the same card found twice (boxes turned by 90 degrees escape the detector's NMS)
             per_card.append([rd for rd, o in mine if o == best])
-            card_quads.append(card_hyps[n][best])
+            card_quads.append(q)
+            confs.append(cards[n][1])
         keep = {id(rd) for m in per_card for rd in m}
         fan = [reads[i] for i in taken if owners[i][0] < 0]
         out = [reads[i] for i in taken if owners[i][0] < 0 or id(reads[i]) in keep]
-        return assemble(card_quads, [c[1] for c in cards], per_card, fan), out
+        return assemble(card_quads, confs, per_card, fan), out
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over the smaller area of two convex quads."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    small = min(abs(cv2.contourArea(a.astype(np.float32))), abs(cv2.contourArea(b.astype(np.float32))))
+    return float(inter) / max(small, 1e-6)
 
 
 def _index_score(reads) -> float:
@@ -372,7 +396,7 @@ def _index_score(reads) -> float:
     return total
 
 
-def card_outline(gx, gy, box, hints=(), square: float = 1.25):
+def card_outline(gray, box, hints=(), square: float = 1.25):
     """The card's outline (TL, TR, BR, BL with the long side vertical as far as the image shows) from the
     detector's oriented box ``(cx, cy, w, h, r)``, snapped to the card's edges at full resolution.
 
@@ -380,9 +404,18 @@ def card_outline(gx, gy, box, hints=(), square: float = 1.25):
     inside the card gives another starting angle (an index's long axis is the card's long axis), and a
     square-looking card with no index hint is also tried at 22.5 and 45 degrees. Every start is snapped
     (a wide pass, then a fine one); the fit whose edges are strongest wins."""
-    from vision.geometry import rect_corners, snap_quad
+    from vision.geometry import image_gradients, rect_corners, snap_quad
 
     cx, cy, w, h, r = box
+    # the image's gradients around the card only (the search reaches 0.12 of the short side and 16 degrees)
+    reach = 0.75 * math.hypot(w, h) + 0.2 * min(w, h) + 4
+    H, W = gray.shape[:2]
+    x0, y0 = max(int(cx - reach), 0), max(int(cy - reach), 0)
+    x1, y1 = min(int(cx + reach) + 1, W), min(int(cy + reach) + 1, H)
+    gx, gy = image_gradients(gray[y0:y1, x0:x1])
+    off = np.array([x0, y0], np.float32)
+    cx, cy = cx - x0, cy - y0
+    hints = [q - off for q in hints]
     short, long_ = min(w, h), max(w, h)
     base = upright_quad(cx, cy, w, h, r)
     starts = [base]
@@ -402,7 +435,7 @@ def card_outline(gx, gy, box, hints=(), square: float = 1.25):
         q, s = (q2, s2) if s2 > -np.inf else (q1, s1)
         if s > best_score:
             best, best_score = q, s
-    return best
+    return best + off
 
 
 def card_posterior(reads, temp: float | None = None) -> np.ndarray:
@@ -422,11 +455,37 @@ def card_posterior(reads, temp: float | None = None) -> np.ndarray:
     return p / p.sum()
 
 
+def unique_cards(posts: list[np.ndarray], min_conf: float | None = None) -> list[np.ndarray]:
+    """Every card of the deck is unique: a code read with confidence on one card is not on another.
+
+    The surest card reading at least ``min_conf`` takes its code; that code's share is taken out of every
+    other card's posterior, which is renormalised when the share was small (< 0.5); a card that had put most
+    of its weight on a code already taken is in conflict and is left unnormalised (so it stays unreadable).
+    Repeated until no further card reaches ``min_conf``."""
+    min_conf = CARD_MIN if min_conf is None else min_conf
+    posts = [p.copy() for p in posts]
+    fixed: set[int] = set()
+    while True:
+        open_ = [i for i in range(len(posts)) if i not in fixed and posts[i].max() >= min_conf]
+        if not open_:
+            return posts
+        i = max(open_, key=lambda i: posts[i].max())
+        fixed.add(i)
+        k = int(posts[i].argmax())
+        for j in range(len(posts)):
+            if j in fixed or posts[j][k] == 0:
+                continue
+            share = float(posts[j][k])
+            posts[j][k] = 0.0
+            if share < 0.5:
+                posts[j] /= posts[j].sum()
+
+
 def assemble(card_quads, card_confs, per_card, fan) -> list[CardRead]:
     out = []
-    for corners, dconf, mine in zip(card_quads, card_confs, per_card):
+    posts = unique_cards([card_posterior(m) if m else np.full(72, 1 / 72) for m in per_card])
+    for corners, dconf, mine, probs in zip(card_quads, card_confs, per_card, posts):
         rank = letter = None
-        probs = card_posterior(mine) if mine else np.full(72, 1 / 72)
         k = int(probs.argmax())
         conf = float(probs[k])
         if conf >= CARD_MIN:
@@ -453,7 +512,7 @@ def _probs_of(c: CardRead) -> np.ndarray:
     return p
 
 
-def first_bidder(cards: list[CardRead], min_prob: float | None = None) -> dict:
+def first_bidder(cards: list[CardRead], min_prob: float | None = None, mix: float | None = None) -> dict:
     """The lowest of the starting cards (whole cards lying apart), by PBCard ordering.
 
     Code index rank * 8 + letter IS the PBCard order (wild 0 lowest, then the earlier letter), so from each
@@ -462,10 +521,12 @@ def first_bidder(cards: list[CardRead], min_prob: float | None = None) -> dict:
     7 next to a clear wild). The answer is given only when that probability is >= FB_MIN and the lowest card
     itself is read; otherwise ``card`` is None with the reason."""
     min_prob = FB_MIN if min_prob is None else min_prob
+    mix = FB_UNREAD_MIX if mix is None else mix
     starting = [c for c in cards if c.kind == "card"]
     if not starting:
         return {"card": None, "reason": "no cards found"}
-    P = np.stack([_probs_of(c) for c in starting])
+    # the reader's odds on a card it could not read are not to be trusted far: part of its weight goes to every code
+    P = np.stack([_probs_of(c) if c.rank is not None else (1 - mix) * _probs_of(c) + mix / 72 for c in starting])
     above = np.clip(1 - np.cumsum(P, axis=1), 0, 1)  # P_j(code > c)
     lowest = np.empty(len(P))
     for i in range(len(P)):

@@ -103,8 +103,11 @@ def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 
            + offs[None, None, :, None, None] * n[:, :, None, None, :])  # 4 x A x O x S x 2
     xi = np.clip(np.rint(pts[..., 0]).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(pts[..., 1]).astype(np.int32), 0, h - 1)
-    gn = gx[yi, xi] * n[:, :, None, None, 0] + gy[yi, xi] * n[:, :, None, None, 1]
-    score = -gn.mean(-1) - 0.5 * gn.std(-1)  # 4 x A x O: paper brighter inside, strong and consistent
+    flat = yi * w + xi
+    gn = np.take(gx, flat) * n[:, :, None, None, 0] + np.take(gy, flat) * n[:, :, None, None, 1]
+    m = gn.mean(-1)
+    sd = np.sqrt(np.maximum((gn * gn).mean(-1) - m * m, 0))
+    score = -m - 0.5 * sd  # 4 x A x O: paper brighter inside, strong and consistent
     lines = []
     total = 0.0
     for i in range(4):
