@@ -7,9 +7,10 @@
    weights) on synthetic scenes, 2 classes: 0 card (a whole visible card), 1 index (a visible corner index).
    Scenes are 1280x720, halved to 640x360 (the runtime's input scale) and cut into 320x320 tiles.
 2. Index reader: a small plain CNN (torch) on upright index crops taken from full-resolution scenes
-   (the same crop code as the runtime, with the detector's typical box error simulated), two heads:
-   rank (0-8, or 9 = "this is the index upside down / not an index") and letter (A-H).
-Both are exported to ONNX under models/.
+   with the runtime's crop code: each index as the detector's box sees it (its typical error simulated) and
+   as the card's outline places it (a snapper's typical corner error simulated), two heads: rank (0-8, or
+   9 = "no index upright here": the crop turned 180 degrees, or a corner without an index) and letter (A-H).
+Both are exported to ONNX under models/, and quantized to int8 for the runtime path (onnxruntime).
 """
 
 from __future__ import annotations
@@ -365,8 +366,8 @@ def main(argv=None) -> int:
     ap.add_argument("--det-scenes", type=int, default=1300)
     ap.add_argument("--det-epochs", type=int, default=30)
     ap.add_argument("--det-hours", type=float, default=0.8, help="ultralytics time budget (overrides epochs)")
-    ap.add_argument("--reader-scenes", type=int, default=700)
-    ap.add_argument("--reader-steps", type=int, default=1800)
+    ap.add_argument("--reader-scenes", type=int, default=3000)
+    ap.add_argument("--reader-steps", type=int, default=9000)
     ap.add_argument("--only", choices=["det", "quantize", "reader"], default=None,
                     help="one part: det (train, export, quantize), quantize (both committed models), reader (train, quantize)")
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
