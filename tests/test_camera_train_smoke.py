@@ -21,7 +21,7 @@ def test_train_smoke_produces_models_the_runtime_loads(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     report = json.loads(r.stdout.strip().splitlines()[-1])
     assert report["det_tiles"] > 0 and report["reader_crops"] > 0
-    for f in ("card_det.onnx", "card_det.pt", "index_reader.onnx"):
+    for f in ("card_det.onnx", "card_det.int8.onnx", "card_det.pt", "index_reader.onnx", "index_reader.int8.onnx"):
         assert (out / f).stat().st_size > 10_000, f
     from vision.detect import Scanner
 

@@ -376,7 +376,7 @@ def test_scan_from_simulated_camera_fills_starting_cards(app):
              for p, i in zip(PLAYERS, seat_order([c.quad.mean(0) for c in scene.cards]))}
     deal = app.screens["deal"]
     read = {p: c for p, c in deal.cards.items()}
-    assert read, app.status_text  # the models read this scene's cards (4 of 5 when written)
+    assert read, app.status_text  # the models read this scene's cards (5 of 5 when last checked)
     for p in PLAYERS:
         if p in read:
             assert read[p] == truth[p], (p, read[p], truth[p])

@@ -19,7 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
-    p.add_argument("--backend", choices=["ort", "cv2", "ultralytics"], default="ort")
+    p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
+                   help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
+                   "through onnxruntime / OpenCV DNN; ultralytics: the reference")
     p.add_argument("--models", default=None, help="folder with card_det.onnx and index_reader.onnx")
     p.set_defaults(func=run_scan)
 
@@ -56,7 +58,8 @@ def _scanner(args):
     from vision.detect import MODELS, Scanner
 
     models = Path(args.models) if getattr(args, "models", None) else MODELS
-    for f in ("card_det.onnx", "index_reader.onnx"):
+    for f in ("card_det.onnx", "index_reader.onnx") + (("card_det.int8.onnx", "index_reader.int8.onnx")
+                                                        if getattr(args, "backend", "ort") == "ort" else ()):
         if not (models / f).exists():
             raise PirateTableError(f"model file missing: {models / f} (train with `pirate-table vision train`)")
     return Scanner(getattr(args, "backend", "ort"), models)
