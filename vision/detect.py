@@ -53,7 +53,6 @@ class IndexRead:
     corner: int = -1  # which corner of its card (0, 1); -1 for a fanned-hand index
     source: str = "det"  # "det": the detected index box; "geo": where the card's outline puts the index
     p_none: float = 0.0  # the reader's P(no index read upright here)
-    reading: int = -1  # which of its card's two outline readings this view belongs to
 
     @property
     def center(self):
@@ -124,9 +123,6 @@ def decode_obb(out: np.ndarray, conf_thres: float = 0.25, iou: float = 0.5):
     return dets
 
 
-BACKENDS = ("ort", "ort-fp32", "cv2", "ultralytics")
-
-
 class Detector:
     """``ort``: onnxruntime on ``card_det.int8.onnx`` (the runtime path: int8 weights and activations, the
     first convolution and the box decoding kept in float); ``ort-fp32`` and ``cv2`` (OpenCV DNN): the float
@@ -137,20 +133,18 @@ class Detector:
 
         self.backend = backend
         path = Path(path or MODELS / "card_det.onnx")
-        if backend == "ort":
-            path = path.with_suffix(".int8.onnx")
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        # No spinning: idle pool threads that spin after the detector has run take the cores from the edge
-        # snapping and the reader that follow (measured: 45 -> 35 ms per frame end to end).
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        sess = ort.InferenceSession(str(path if backend.startswith("ort") else path.with_suffix(".onnx")), so,
-                                    providers=["CPUExecutionProvider"])
-        shape = sess.get_inputs()[0].shape  # [1, 3, H, W]: the input size the model was exported at
-        self.size = (int(shape[3]), int(shape[2]))
+        self.size = (DET_W, DET_H)  # the input size the committed models were exported at
         if backend in ("ort", "ort-fp32"):
-            self.sess = sess
+            so = ort.SessionOptions()
+            so.intra_op_num_threads = threads
+            so.inter_op_num_threads = 1
+            # No spinning: idle pool threads that spin after the detector has run take the cores from the edge
+            # snapping and the reader that follow (measured: 45 -> ~37 ms per frame end to end).
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            self.sess = ort.InferenceSession(str(path.with_suffix(".int8.onnx") if backend == "ort" else path), so,
+                                             providers=["CPUExecutionProvider"])
+            shape = self.sess.get_inputs()[0].shape  # [1, 3, H, W]: the size this model was exported at
+            self.size = (int(shape[3]), int(shape[2]))
             self.inp = self.sess.get_inputs()[0].name
         elif backend == "cv2":
             cv2.setNumThreads(threads)
@@ -340,15 +334,13 @@ class Scanner:
         first = [i for i in range(len(quads)) if primary[i]]
         reads: list = [None] * len(quads)
         for i, rd in zip(first, self.reader.read(gray, [quads[i] for i in first], [flips[i] for i in first])):
+            rd.corner = owners[i][2]
             reads[i] = rd
         # 2. the outline's views of the cards the primary views did not read with confidence (views=2)
         if self.views >= 2:
             unsure = set()
             for n in range(len(cards)):
                 mine = [reads[i] for i in first if owners[i][0] == n]
-                for i in first:
-                    if owners[i][0] == n:
-                        reads[i].corner = owners[i][2]
                 if len({owners[i][1] for i in first if owners[i][0] == n}) > 1 or float(card_posterior(mine).max()) < CARD_MIN:
                     unsure.add(n)
             more = [i for i in range(len(quads)) if not primary[i] and owners[i][0] in unsure]
@@ -360,9 +352,8 @@ class Scanner:
             rd = reads[i]
             rd.det_conf = cards[ci][1] if ci >= 0 else idx[k][1]
             rd.corner = k if ci >= 0 else -1
-            rd.reading = o if ci >= 0 else -1
             rd.source = src
-        per_card, card_quads, confs = [], [], []
+        per_card, card_quads = [], []
         for n in range(len(cards)):
             mine = [(reads[i], owners[i][1]) for i in taken if owners[i][0] == n]
             if mine and all(rd.source == "geo" and rd.p_none > NO_INDEX for rd, _ in mine):
@@ -373,11 +364,10 @@ class Scanner:
                 continue  # the same card found twice (boxes turned by 90 degrees escape the detector's NMS)
             per_card.append([rd for rd, o in mine if o == best])
             card_quads.append(q)
-            confs.append(cards[n][1])
         keep = {id(rd) for m in per_card for rd in m}
         fan = [reads[i] for i in taken if owners[i][0] < 0]
         out = [reads[i] for i in taken if owners[i][0] < 0 or id(reads[i]) in keep]
-        return assemble(card_quads, confs, per_card, fan), out
+        return assemble(card_quads, per_card, fan), out
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
@@ -481,10 +471,10 @@ def unique_cards(posts: list[np.ndarray], min_conf: float | None = None) -> list
                 posts[j] /= posts[j].sum()
 
 
-def assemble(card_quads, card_confs, per_card, fan) -> list[CardRead]:
+def assemble(card_quads, per_card, fan) -> list[CardRead]:
     out = []
     posts = unique_cards([card_posterior(m) if m else np.full(72, 1 / 72) for m in per_card])
-    for corners, dconf, mine, probs in zip(card_quads, card_confs, per_card, posts):
+    for corners, mine, probs in zip(card_quads, per_card, posts):
         rank = letter = None
         k = int(probs.argmax())
         conf = float(probs[k])

@@ -42,16 +42,9 @@ def crop_quad(gray: np.ndarray, quad: np.ndarray, expand: float = CROP_EXPAND) -
     return cv2.warpPerspective(gray, M, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def normalize_crop(crop: np.ndarray) -> np.ndarray:
-    """uint8 crop -> float32 (1, H, W), contrast-stretched so lighting and ink colour matter less."""
-    c = crop.astype(np.float32)
-    lo, hi = np.percentile(c, 2), np.percentile(c, 98)
-    c = (c - lo) / max(hi - lo, 8.0)
-    return np.clip(c, 0, 1)[None] * 2 - 1
-
-
 def normalize_crops(crops: np.ndarray) -> np.ndarray:
-    """``normalize_crop`` for a stack of crops (N, H, W) at once -> (N, 1, H, W); the same numbers."""
+    """uint8 crops (N, H, W) -> float32 (N, 1, H, W) in [-1, 1], each contrast-stretched between its 2nd and
+    98th percentiles so lighting and ink colour matter less."""
     c = crops.astype(np.float32)
     lo, hi = np.percentile(c, [2, 98], axis=(1, 2))
     c = (c - lo[:, None, None]) / np.maximum(hi - lo, 8.0)[:, None, None]

@@ -27,6 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.detect import DET_H, DET_W
 from vision.geometry import CROP_H, CROP_W, crop_quad, rect_from_quad, upright_quad
 from vision.synth.scene import make_scene
 from vision.synth.surfaces import TRAIN_SURFACES
@@ -36,7 +37,6 @@ MODELS = ROOT / "models"
 DET_SCALE = 0.5  # frames are halved before detection (1280x720 -> 640x360)
 TILE = 320
 LAYOUTS = ("start", "start", "fan", "mixed")
-DET_IN_H, DET_IN_W = 384, 640  # the runtime detector's input (a 1280x720 frame scaled to fit)
 
 
 def _clip_poly(q, x0, y0, w, h):
@@ -116,7 +116,7 @@ def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | No
     return run_dir / name / "weights" / "last.pt"
 
 
-def export_detector(pt: Path, onnx_out: Path, imgsz=(DET_IN_H, DET_IN_W)) -> Path:
+def export_detector(pt: Path, onnx_out: Path, imgsz=(DET_H, DET_W)) -> Path:
     from ultralytics import YOLO
     from ultralytics.utils.torch_utils import strip_optimizer
 
@@ -132,7 +132,7 @@ def export_detector(pt: Path, onnx_out: Path, imgsz=(DET_IN_H, DET_IN_W)) -> Pat
     return onnx_out
 
 
-def quantize_detector(onnx_fp32: Path, out: Path, n_calib: int = 32, seed0: int = 0, imgsz=(DET_IN_H, DET_IN_W)) -> Path:
+def quantize_detector(onnx_fp32: Path, out: Path, n_calib: int = 32, seed0: int = 0, imgsz=(DET_H, DET_W)) -> Path:
     """Static int8 quantization (onnxruntime, QDQ, per-channel weights, MinMax calibration on ``n_calib``
     training scenes) of the detector for the runtime. The first convolution (it sees the raw image) and the
     head after its second convolutions (box decoding: pixel coordinates and class scores share one output
