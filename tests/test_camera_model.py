@@ -136,6 +136,22 @@ def test_every_card_is_unique():
     assert c[6] == 0 and c.max() < 0.9  # 0H is not promoted to a confident read
 
 
+def test_one_fanned_index_found_twice_is_reported_once():
+    """Two detector boxes on one printed index (turned apart, so NMS kept both; seen on held-out scene
+    9,000,284: 7C at 0.99 and a box 5 px off read 0C at 0.43): the surer reading stays. Neighbouring indices
+    of a fan, an index apart, both stay."""
+    from vision.detect import IndexRead, repeated_indices
+    from vision.geometry import rect_corners
+
+    def rd(cx, cy, conf):
+        return IndexRead(rect_corners(cx, cy, 16, 30, 0.3), 0.9, 7, "C", conf)
+
+    reads = [rd(1082, 302, 0.43), rd(1077, 304, 0.99), rd(1042, 271, 1.0), rd(1123, 324, 1.0)]
+    assert repeated_indices(reads) == [0]
+    assert repeated_indices(reads[1:]) == []
+    assert repeated_indices([]) == []
+
+
 def test_first_bidder_does_not_lean_on_an_unreadable_cards_odds():
     """An unreadable card whose blurred index the reader took for an 8 might still be a wild: the first bidder
     is not named when that leaves the lowest readable card in doubt (seen on the calibration range)."""
