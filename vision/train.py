@@ -363,9 +363,9 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="tiny data, a few steps, into --out (default: a temp dir)")
     ap.add_argument("--out", default=None, help="where models go (default models/, or a temp dir with --smoke)")
     ap.add_argument("--work", default=None, help="scratch dir for generated data and runs")
-    ap.add_argument("--det-scenes", type=int, default=1300)
+    ap.add_argument("--det-scenes", type=int, default=2600)
     ap.add_argument("--det-epochs", type=int, default=30)
-    ap.add_argument("--det-hours", type=float, default=0.8, help="ultralytics time budget (overrides epochs)")
+    ap.add_argument("--det-hours", type=float, default=1.5, help="ultralytics time budget (overrides epochs)")
     ap.add_argument("--reader-scenes", type=int, default=3000)
     ap.add_argument("--reader-steps", type=int, default=9000)
     ap.add_argument("--only", choices=["det", "quantize", "reader"], default=None,
