@@ -7,7 +7,6 @@ Used by ``pirate-table buttons bench --sim-firmware`` and by tests/test_firmware
 
 from __future__ import annotations
 
-import gc
 import random
 import statistics
 import time
@@ -66,10 +65,6 @@ def run_bench(presses: int = 2000, seed: int = 1, *, timeout_s: float | None = N
 
     rng = random.Random(seed)
     edges, groups, duration = make_bursts(presses, rng)
-    # Start from a collected heap, as timeit does: in the full test suite (garbage left by ~100 earlier tests)
-    # the link stalled in 8 of 8 runs (2,192-9,625 of 10,000 presses, p99 latency 2.8 s); with gc.collect() first it
-    # passed 2 of 2 (and then the whole run). Which garbage, and why it starves the link, is not known yet.
-    gc.collect()
     got = []
     with SimBox() as sim:
         box = ButtonBox(sim.port, on_press=got.append, sync_interval=0.25)
@@ -80,6 +75,7 @@ def run_bench(presses: int = 2000, seed: int = 1, *, timeout_s: float | None = N
             while not box.clock.synced and time.monotonic() < t_sync:
                 time.sleep(0.05)
             n_edges_before = len(sim.edges)
+            box_t0 = time.monotonic()
             sim.schedule(edges)
             # simavr runs slower than real time on a loaded machine, so wait on progress, not on a fixed
             # wall-clock budget: give up only when neither the simulation nor the host moves for stall_s.
@@ -145,4 +141,6 @@ def run_bench(presses: int = 2000, seed: int = 1, *, timeout_s: float | None = N
         "clock_drift_ppm": round(drift, 1),
         "simulated_seconds": round(duration / 16e6, 3),
         "seed": seed,
+        # what the driver noticed (disconnects, reconnects, reboots), seconds after the bursts began
+        "driver_events": [(round(t - box_t0, 3), kind, str(detail)) for t, kind, detail in stats.events],
     }

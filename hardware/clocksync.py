@@ -41,6 +41,8 @@ class ClockSync:
         self._offset = None  # host time at box time 0
         self._ratio = 1.0    # host seconds per box second
         self.min_rtt = None
+        self._fit_rtt = None  # the longest round trip among the samples the estimate rests on
+        self._fit = None  # (samples, mean box seconds, sum of squares) of the line fit, for error_bound_s
 
     def reset(self, tick_hz: int | None = None) -> None:
         with self._lock:
@@ -50,6 +52,8 @@ class ClockSync:
             self._offset = None
             self._ratio = 1.0
             self.min_rtt = None
+            self._fit_rtt = None
+            self._fit = None
 
     @property
     def synced(self) -> bool:
@@ -73,9 +77,13 @@ class ClockSync:
                 if 0.5 < ratio < 2.0:  # anything else is not a crystal, it is a glitch
                     self._ratio = ratio
                     self._offset = mh - mb * ratio
+                    self._fit_rtt = max(x.rtt for x in good)
+                    self._fit = (tuple(good), mb, sbb)
                     return
             best = min(good, key=lambda x: x.rtt)
             self._offset = best.host_mid - best.box_s * self._ratio
+            self._fit_rtt = best.rtt
+            self._fit = ((best,), best.box_s, 0.0)
 
     def host_time(self, box_ticks: int) -> float | None:
         """Host monotonic time of a box tick, or None before the first sample."""
@@ -84,11 +92,29 @@ class ClockSync:
                 return None
             return self._offset + box_ticks / self.tick_hz * self._ratio
 
+    def error_bound_s(self, box_ticks: int) -> float | None:
+        """The most ``host_time(box_ticks)`` can be off, from the samples alone: each sample's midpoint is
+        within half its round trip of the truth, and the fitted line at a box time is a weighted sum of the
+        samples (weights 1/n + (x - mean)(x_i - mean)/Sxx), so the bound is sum |weight_i| * rtt_i / 2. It
+        grows when the line is extrapolated far from its samples. Tick rounding is not included."""
+        with self._lock:
+            if self._fit is None:
+                return None
+            good, mb, sbb = self._fit
+            x = box_ticks / self.tick_hz
+            n = len(good)
+            if n == 1 or sbb == 0:
+                return good[0].rtt / 2
+            return sum(abs(1 / n + (x - mb) * (g.box_s - mb) / sbb) * g.rtt / 2 for g in good) * self._ratio
+
     @property
     def drift_ppm(self) -> float:
         return (self._ratio - 1.0) * 1e6
 
     @property
     def uncertainty_s(self) -> float | None:
-        """Half the best round trip: the bound on the offset error from the sample itself."""
-        return None if self.min_rtt is None else self.min_rtt / 2
+        """Half the longest round trip among the samples the estimate rests on (at most half of the best
+        round trip plus the slack): the box read its clock somewhere inside each of those round trips, so
+        that is how far off each midpoint can be. The fitted line inherits it (a little more when it is
+        extrapolated past the samples)."""
+        return None if self._fit_rtt is None else self._fit_rtt / 2

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <simavr/avr_eeprom.h>
@@ -259,6 +260,24 @@ static int process_commands(void)
 	return quit;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void keep_real_time(uint64_t wall0, avr_cycle_count_t cycle0)
+{
+	uint64_t sim_ns = (uint64_t)(avr->cycle - cycle0) * 125 / 2; /* 62.5 ns per cycle at 16 MHz */
+	uint64_t wall_ns = mono_ns() - wall0;
+	if (sim_ns > wall_ns + 200000) { /* more than 0.2 ms ahead */
+		uint64_t d = sim_ns - wall_ns;
+		struct timespec ts = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
+		nanosleep(&ts, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -326,7 +345,17 @@ int main(int argc, char **argv)
 	pthread_t th;
 	pthread_create(&th, NULL, stdin_thread, NULL);
 
+	/* A real chip runs at 16 MHz, never faster. simavr waits for the wall clock only while the chip sleeps:
+	 * a firmware busy sending (it polls the UART and sleeps only when it has nothing to send, and resends
+	 * unacknowledged presses every 20 ms) runs as fast as the host CPU allows, races seconds ahead of real
+	 * time, and then simavr sleeps all that lead off in one go, deaf to the host and to our commands. So
+	 * every 4096 steps the simulation waits until the wall clock has caught up with its cycle count. */
+	uint64_t wall0 = mono_ns();
+	avr_cycle_count_t cycle0 = avr->cycle;
+	unsigned steps = 0;
 	for (;;) {
+		if ((++steps & 4095) == 0)
+			keep_real_time(wall0, cycle0);
 		int state = avr_run(avr);
 		if (state == cpu_Done || state == cpu_Crashed) {
 			fprintf(stderr, "callbox_sim: cpu stopped (state %d) at cycle %llu\n", state,
