@@ -169,6 +169,28 @@ def test_reboot_mid_round_is_noticed(rig):
     assert p.boot_id == box.boot_id and p.press_id == 0 and p.armed and p.round == 7 and p.first
 
 
+def test_simulation_keeps_real_time_while_the_box_is_busy_resending():
+    """A host that acknowledges nothing keeps the firmware sending (it resends every 20 ms and sleeps only
+    when idle). The chip must still run at 16 MHz of wall-clock time: unpaced, simavr ran 3.4x real time
+    here and later slept the whole lead off at once, deaf to the host (the 10k-press test's stall)."""
+    import serial
+
+    with SimBox() as sim:
+        port = serial.Serial(sim.port, 500_000, timeout=0)  # open, never read: no PRESS is acknowledged
+        try:
+            c0, w0 = sim.now(), time.monotonic()
+            sim.schedule([(k * 9000 * US, 1 << (k % 8), 0) for k in range(200)]
+                         + [(k * 9000 * US + 3000 * US, 0, 1 << (k % 8)) for k in range(200)])
+            time.sleep(1.5)
+            t = time.monotonic()
+            c = sim.now()
+            simulated, wall = (c - c0) / simbox.CPU_HZ, time.monotonic() - w0
+            assert simulated <= wall + 0.05, (simulated, wall)
+            assert simulated >= 0.5 * (t - w0), (simulated, wall)  # and it did run
+        finally:
+            port.close()
+
+
 @pytest.mark.slow
 def test_ten_thousand_presses_in_random_bursts_none_lost_or_duplicated():
     import json
