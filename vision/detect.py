@@ -238,18 +238,16 @@ class Scanner:
     a card look square or even wider than long), so both readings are weighed: the detected indices inside
     the card say which corners hold the indices; when they say nothing, the reader's "no index here" score
     on both readings' corners decides. Each corner is read from the detected index box there (turned to the
-    card's reading direction) and from where the outline puts the index (``views=2``; ``views=1``: the
-    detected box alone when there is one). Indices outside any whole card are fanned-hand indices, read in
+    card's reading direction) and, for a card not read with confidence from those, from where the outline
+    puts the index. Indices outside any whole card are fanned-hand indices, read in
     both 180-degree directions."""
 
-    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True,
-                 views: int = 2):
+    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True):
         models = Path(models or MODELS)
         self.detector = Detector(models / "card_det.onnx", backend, threads)
         # the runtime path (ort) runs both models in int8; every other backend reads with the float reader
         self.reader = IndexReader(models / ("index_reader.int8.onnx" if backend == "ort" else "index_reader.onnx"), threads)
         self.use_geometry = use_geometry
-        self.views = views
 
     def scan(self, bgr: np.ndarray):
         from vision.geometry import card_index_quads
@@ -336,16 +334,15 @@ class Scanner:
         for i, rd in zip(first, self.reader.read(gray, [quads[i] for i in first], [flips[i] for i in first])):
             rd.corner = owners[i][2]
             reads[i] = rd
-        # 2. the outline's views of the cards the primary views did not read with confidence (views=2)
-        if self.views >= 2:
-            unsure = set()
-            for n in range(len(cards)):
-                mine = [reads[i] for i in first if owners[i][0] == n]
-                if len({owners[i][1] for i in first if owners[i][0] == n}) > 1 or float(card_posterior(mine).max()) < CARD_MIN:
-                    unsure.add(n)
-            more = [i for i in range(len(quads)) if not primary[i] and owners[i][0] in unsure]
-            for i, rd in zip(more, self.reader.read(gray, [quads[i] for i in more], [flips[i] for i in more])):
-                reads[i] = rd
+        # 2. the outline's views of the cards the primary views did not read with confidence
+        unsure = set()
+        for n in range(len(cards)):
+            mine = [reads[i] for i in first if owners[i][0] == n]
+            if len({owners[i][1] for i in first if owners[i][0] == n}) > 1 or float(card_posterior(mine).max()) < CARD_MIN:
+                unsure.add(n)
+        more = [i for i in range(len(quads)) if not primary[i] and owners[i][0] in unsure]
+        for i, rd in zip(more, self.reader.read(gray, [quads[i] for i in more], [flips[i] for i in more])):
+            reads[i] = rd
         fan_i = [i for i in range(len(quads)) if owners[i][0] < 0 and reads[i] is not None]
         for j in repeated_indices([reads[i] for i in fan_i]):
             reads[fan_i[j]] = None
