@@ -41,8 +41,7 @@ class ClockSync:
         self._offset = None  # host time at box time 0
         self._ratio = 1.0    # host seconds per box second
         self.min_rtt = None
-        self._fit_rtt = None  # the longest round trip among the samples the estimate rests on
-        self._fit = None  # (samples, mean box seconds, sum of squares) of the line fit, for error_bound_s
+        self._fit = None  # (samples, mean box seconds, sum of squares) of the line fit, for error_bound_s and uncertainty_s
 
     def reset(self, tick_hz: int | None = None) -> None:
         with self._lock:
@@ -52,7 +51,6 @@ class ClockSync:
             self._offset = None
             self._ratio = 1.0
             self.min_rtt = None
-            self._fit_rtt = None
             self._fit = None
 
     @property
@@ -77,12 +75,10 @@ class ClockSync:
                 if 0.5 < ratio < 2.0:  # anything else is not a crystal, it is a glitch
                     self._ratio = ratio
                     self._offset = mh - mb * ratio
-                    self._fit_rtt = max(x.rtt for x in good)
                     self._fit = (tuple(good), mb, sbb)
                     return
             best = min(good, key=lambda x: x.rtt)
             self._offset = best.host_mid - best.box_s * self._ratio
-            self._fit_rtt = best.rtt
             self._fit = ((best,), best.box_s, 0.0)
 
     def host_time(self, box_ticks: int) -> float | None:
@@ -117,4 +113,5 @@ class ClockSync:
         round trip plus the slack): the box read its clock somewhere inside each of those round trips, so
         that is how far off each midpoint can be. The fitted line inherits it (a little more when it is
         extrapolated past the samples)."""
-        return None if self._fit_rtt is None else self._fit_rtt / 2
+        fit = self._fit
+        return None if fit is None else max(x.rtt for x in fit[0]) / 2
