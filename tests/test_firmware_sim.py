@@ -191,13 +191,28 @@ def test_simulation_keeps_real_time_while_the_box_is_busy_resending():
             port.close()
 
 
+def _cli_bench(presses: int, seed: int, timeout: float) -> dict:
+    """`pirate-table buttons bench --sim-firmware` in its own process, as the app runs: the host side then has
+    a small heap. In this test process, after ~200 earlier tests, one generation-2 garbage collection took
+    54 ms during the 10,000-press run (measured with gc.callbacks); the box's 32-press queue covers ~87 ms of
+    this test's 370 presses/s, so a slower machine lost presses to the test runner, not to the box."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "companion", "buttons", "bench", "--sim-firmware", "--presses",
+                        str(presses), "--seed", str(seed)], cwd=root, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 @pytest.mark.slow
 def test_ten_thousand_presses_in_random_bursts_none_lost_or_duplicated():
     import json
 
-    from hardware.bench import run_bench
-
-    r = run_bench(10_000, seed=3)
+    r = _cli_bench(10_000, seed=3, timeout=600)
     assert r["presses_received"] == r["presses_sent"] == 10_000, json.dumps(r)  # the whole report when it fails
     assert r["lost"] == 0 and r["duplicated"] == 0
     assert r["order_and_masks_match"]
@@ -206,16 +221,7 @@ def test_ten_thousand_presses_in_random_bursts_none_lost_or_duplicated():
 
 
 def test_cli_bench_prints_json_figures():
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    r = subprocess.run([sys.executable, "-m", "companion", "buttons", "bench", "--sim-firmware", "--presses", "150"],
-                       cwd=root, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
+    d = _cli_bench(150, seed=1, timeout=120)
     for key in ("presses_sent", "presses_received", "lost", "duplicated", "ties_detected", "ties_expected",
                 "worst_timestamp_error_us", "latency_p50_ms", "latency_p99_ms"):
         assert key in d
