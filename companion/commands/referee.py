@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with a one-line error and exit code 2.",
     )
     p.add_argument("record", nargs="?", help="the record file (JSON); see README 'Hand records'")
-    p.add_argument("--demo", nargs="?", const="pirates-bluff", choices=["pirates-bluff", "powderkeg"],
+    p.add_argument("--demo", nargs="?", const="pirates-bluff", metavar="GAME",
                    help="rule the rulebook's example of GAME (default pirates-bluff) and print it")
     p.add_argument(
         "--ledger",
@@ -32,7 +32,12 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         import importlib
 
-        record = importlib.import_module(records.GAMES[args.demo]).RULEBOOK_EXAMPLE
+        if args.demo in records.GAMES:
+            record = importlib.import_module(records.GAMES[args.demo]).RULEBOOK_EXAMPLE
+        else:
+            from companion.games import registry
+
+            record = registry.get(args.demo).demo_record()
     elif args.record:
         record = records.load_record(args.record)
     else:
