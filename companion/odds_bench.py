@@ -20,7 +20,7 @@ import sys
 import time
 
 from companion import odds
-from companion.cards import full_deck
+from companion.decks.pirates72 import full_deck
 from companion.games.pirates_bluff import hand_size
 
 

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion.cards import PBCard
+from companion.decks.pirates72 import PBCard
 from companion.errors import PirateTableError
 from companion.games.pirates_bluff import (
     MAX_PLAYERS,
@@ -31,7 +31,7 @@ from companion.games.pirates_bluff import (
 from companion.games import powderkeg as pk
 from companion.games.pirates_bluff_record import ruling
 from companion.games.powderkeg_record import ruling as pk_ruling
-from companion.island import IslandCard
+from companion.decks.island54 import IslandCard
 from companion.ledger import Ledger
 
 STATE_VERSION = 1

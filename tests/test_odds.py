@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion import odds
-from companion.cards import full_deck
+from companion.decks.pirates72 import full_deck
 from companion.errors import PirateTableError
 from companion.games.pirates_bluff import theoretical_max
 from companion.odds import Deck

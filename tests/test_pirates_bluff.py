@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from companion.cards import PBCard
+from companion.decks.pirates72 import PBCard
 from companion.errors import IllegalActionError, PirateTableError
 from companion.games.pirates_bluff import (
     Bid,

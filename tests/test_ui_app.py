@@ -361,7 +361,7 @@ def _new_hand(app):
 
 
 def test_scan_from_simulated_camera_fills_starting_cards(app):
-    from companion.cards import PBCard
+    from companion.decks.pirates72 import PBCard
     from companion.ui.camservice import seat_order
 
     app.config.set("table", "camera", "simulated")
@@ -400,7 +400,7 @@ def test_scan_from_simulated_camera_fills_starting_cards(app):
 
 def test_coach_hidden_during_live_hand_shown_after(app):
     from companion import odds
-    from companion.cards import PBCard
+    from companion.decks.pirates72 import PBCard
 
     app.config.set("table", "coach_live", "0")
     _new_hand(app)

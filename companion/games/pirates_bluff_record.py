@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.cards import PBCard
+from companion.decks.pirates72 import PBCard
 from companion import records
 from companion.errors import PirateTableError, RecordError
 from companion.games.pirates_bluff import (

@@ -22,7 +22,7 @@ from companion.games.powderkeg import (
     PowderkegRound,
     Reveal,
 )
-from companion.island import IslandCard
+from companion.decks.island54 import IslandCard
 
 KEYS = {"game", "note", "players", "dealer", "stacks", "pot_carry", "dock", "hand", "calls", "options"}
 OPTION_KEYS = set(Options().as_dict())

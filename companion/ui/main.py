@@ -43,7 +43,7 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
     configure_kivy()
     from kivy.clock import Clock
 
-    from companion.cards import PBCard
+    from companion.decks.pirates72 import PBCard
     from companion.ui.app import PirateTableApp
 
     from companion.ui import services
@@ -93,7 +93,7 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
 
         def powderkeg_round():
             """The Powderkeg rulebook round up to the third call (a new Powderkeg session)."""
-            from companion.island import IslandCard
+            from companion.decks.island54 import IslandCard
 
             app.new_session(players=PK_PLAYERS, buy_in=50, game="powderkeg", super_wilds=False, cyclone=None,
                             window_ms=10, ante=1)

@@ -12,7 +12,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
 
-from companion.cards import PBCard, rank_name
+from companion.decks.pirates72 import PBCard, rank_name
 from companion.games.pirates_bluff import bid_name, hand_count
 from companion.ui import services
 from companion.ui.widgets import CallButton, FlatButton, FlatToggle, fill_card_picker
@@ -526,7 +526,7 @@ class PowderkegScreen(Screen):
     rank = None
 
     def on_kv_post(self, base):
-        from companion.island import COLOUR_OF, RANK_NAMES, SYMBOLS
+        from companion.decks.island54 import COLOUR_OF, RANK_NAMES, SYMBOLS
 
         colours = {"red": (0.75, 0.18, 0.16, 1), "pink": (0.85, 0.40, 0.60, 1), "yellow": (0.75, 0.62, 0.10, 1),
                    "blue": (0.20, 0.40, 0.80, 1), "green": (0.20, 0.55, 0.25, 1),
@@ -546,7 +546,7 @@ class PowderkegScreen(Screen):
         self.refresh()
 
     def pick_suit(self, sym):
-        from companion.island import IslandCard
+        from companion.decks.island54 import IslandCard
 
         if self.rank is not None:
             card = IslandCard.parse(f"{self.rank}:{sym}")
