@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from companion.errors import IllegalActionError
 from companion.games.powderkeg import POT, Call, Dock, Options, PowderkegRound, Reveal
-from companion.games.powderkeg_record import rule_record
+from companion.games.powderkeg.record import rule_record
 from companion.decks.island54 import island_deck
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion import records
+from companion.games import validate as records
 from companion.errors import PirateTableError, RecordError
-from companion.games.powderkeg import (
+from companion.games.powderkeg.rules import (
     CALLS,
     MAX_PLAYERS,
     MIN_PLAYERS,
