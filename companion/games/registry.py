@@ -147,7 +147,8 @@ class TableModel:
     - ``game_over(history)``: True when the whole game is finished (points games with a fixed plan).
     - ``screen()`` *required*: the name of the game's screen that shows the current state.
     - ``buttons_armed()``: True while the CALL-button box takes presses (default False).
-    - ``describe(action)``: a status line for an applied action; ``history_line(ruling)``: one line per
+    - ``round_intro(number)``: the status line when a round begins; ``describe(action)``: a status line for an
+      applied action; ``history_line(ruling)``: one line per
       finished round on the History screen.
     - ``round_json()`` / ``load_round(data, start)`` *required*: the round in play as JSON (as its actions)
       and back by replaying them; ``to_json()`` / ``from_json(players, data)`` wrap options and round.
@@ -209,6 +210,10 @@ class TableModel:
 
     def describe(self, action: Any) -> str:
         return str(action)
+
+    def round_intro(self, number: int) -> str:
+        """The status line when round ``number`` begins (after "Next hand")."""
+        return f"Round {number}."
 
     def history_line(self, ruling: dict[str, Any]) -> str:
         pts = ruling.get("points")

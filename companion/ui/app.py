@@ -322,7 +322,7 @@ class PirateTableApp(App):
         has = self.session is not None
         nav.nav_hand.disabled = not has
         nav.nav_history.disabled = not has
-        nav.nav_ledger.disabled = not has
+        nav.nav_ledger.disabled = not (has and self.session.uses_chips)
         nav.nav_coach.disabled = not self.coach_allowed()[0]
         self.sync_box_round()
 
@@ -371,8 +371,9 @@ class PirateTableApp(App):
             s = TableSession.load(p)
         except PirateTableError as exc:
             return f"Saved session unreadable: {exc}"
-        phase = s.hand.phase if s.hand else "between hands"
-        return (f"{len(s.players)} players ({', '.join(s.players)}), {len(s.history)} hands played, "
+        phase = (s.model.phase or "in play") if s.hand is not None else "between hands"
+        return (f"{s.spec.title}: " if s.game != registry.DEFAULT_GAME else "") + (
+                f"{len(s.players)} players ({', '.join(s.players)}), {len(s.history)} hands played, "
                 f"hand in play: {phase}.")
 
     def resume(self):
@@ -382,7 +383,7 @@ class PirateTableApp(App):
             self.set_status(str(exc), error=True)
             return
         self._origin_ms = services.now_ms() - self.session.hand_clock_ms
-        if self.session.hand is None:
+        if self.session.hand is None and not self.session.game_over():
             self.session.new_hand()
             self.save()
         scr = self.screens[self.hand_screen_name()]
@@ -533,12 +534,17 @@ class PirateTableApp(App):
         self.go(scr.name)
 
     def next_hand(self):
-        h = self.session.hand
-        if h is None or h.phase != "over":
+        """Commit the finished round and begin the next (or show the game's end when its plan is done)."""
+        if self.session is None or self.session.hand is None or not self.session.model.round_over():
             return
         self.session.finish_hand()
+        if self.session.game_over():
+            self.save()
+            self.set_status(f"{self.session.spec.title}: the game is over.")
+            self.go(self.hand_screen_name())
+            return
         self._start_hand()
-        self.set_status(f"Hand {len(self.session.history) + 1}: ante in, deal.")
+        self.set_status(self.session.model.round_intro(len(self.session.history) + 1))
 
     # ---------------------------------------------------------------- the ledger
     def _ledger_action(self, fn, done):

@@ -96,6 +96,9 @@ class PiratesBluffTable(TableModel):
     def describe(self, action: Any) -> str:
         return "" if isinstance(action, (RevealStarting, Showdown)) else str(action)
 
+    def round_intro(self, number: int) -> str:
+        return f"Hand {number}: ante in, deal."
+
     def history_line(self, r: dict[str, Any]) -> str:
         fb = r.get("final_bid")
         if not fb:

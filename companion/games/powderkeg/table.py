@@ -63,6 +63,9 @@ class PowderkegTable(TableModel):
     def screen(self) -> str:
         return "powderkeg"
 
+    def round_intro(self, number: int) -> str:
+        return f"Hand {number}: ante in, deal."
+
     def history_line(self, r: dict[str, Any]) -> str:
         deltas = ", ".join(f"{p} {r['stacks'][p] - r['stacks_before'][p]:+d}" for p in r["players"]
                            if r["stacks"][p] != r["stacks_before"][p])
