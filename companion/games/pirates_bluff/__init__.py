@@ -28,6 +28,7 @@ SPEC = register(GameSpec(
     start_options=("ante", "window_ms", "super_wilds", "cyclone"),
     odds="companion.games.pirates_bluff.odds",
     camera=True,
+    reads_rule="companion.games.pirates_bluff.camera:first_bidder",
     pot_carry_at="options.pot_carry",
     summary="Bid on how many of a rank are in play; CALL buttons; chips",
 ))
