@@ -162,6 +162,7 @@ class PhoneTable:
         log.info("phones: %s answered round %d", seat, self._round_id)
         if last:
             self._do_reveal(rnd)
+            self.sync()  # the source may have opened the next round
 
     # ------------------------------------------------------------------ the view
     def view_for(self, seat: str | None) -> dict[str, Any]:
