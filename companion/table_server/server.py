@@ -255,12 +255,20 @@ class TableServer:
     # ------------------------------------------------------------------ HTTP
     def _host_ok(self, request: Request) -> bool:
         # DNS-rebinding guard: only the address the QR codes point at
-        return request.headers.get("Host", "") == f"{self.host}:{self.port}"
+        hosts = request.headers.get_all("Host")
+        return len(hosts) == 1 and hosts[0] == f"{self.host}:{self.port}"
 
     def _select_subprotocol(self, conn: ServerConnection, offered: Any) -> Any:
         return SUBPROTOCOL if SUBPROTOCOL in offered else None
 
     def _process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        try:
+            return self._route(conn, request)
+        except Exception:  # hostile input never takes the server down; the log says where, not what
+            log.warning("phones: a malformed request was refused")
+            return _response(400, b"bad request\n")
+
+    def _route(self, conn: ServerConnection, request: Request) -> Response | None:
         parts = urlsplit(request.path)
         segs = parts.path.split("/")
         # "/t/TID/xxx" -> ["", "t", TID, "xxx"]
@@ -294,7 +302,8 @@ class TableServer:
     @staticmethod
     def _token_of(request: Request, leaf: str) -> str | None:
         if leaf == "view":
-            auth = request.headers.get("Authorization", "")
+            auths = request.headers.get_all("Authorization")
+            auth = auths[0] if len(auths) == 1 else ""
             if not auth.startswith("Bearer "):
                 return None
             return auth[len("Bearer "):].strip() or None
