@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from typing import Any, Callable
 from urllib.parse import urlsplit
@@ -35,7 +36,8 @@ class PhoneClient:
 
     async def join(self, token: str | None = None) -> "PhoneClient":
         self.ws = await connect(self.ws_url, subprotocols=[SUBPROTOCOL, TOKEN_PREFIX + (token or self.token)],
-                                max_size=2**16, compression=None)
+                                max_size=2**16, compression=None,
+                                logger=logging.getLogger("phone.client"))
         self._reader = asyncio.create_task(self._read())
         return self
 
