@@ -3,7 +3,7 @@
 Routes (``TID`` is this game's table id; anything else is 404):
 
 - ``GET /t/TID/``            the phone page (static HTML; no state in it)
-- ``GET /t/TID/phone.js``, ``/t/TID/phone.css``  its script and style (served from this package)
+- ``GET /t/TID/phone.js``, ``phone.css``, ``icon.svg``  its script, style and icon (served from this package)
 - ``GET /t/TID/view``        ``view_for(seat)`` as JSON; token in ``Authorization: Bearer TOKEN``
 - ``GET /t/TID/ws``          the WebSocket; token in the offered subprotocols (``pirate-table.v1``,
   ``token.TOKEN``), since a browser cannot set headers on a WebSocket
@@ -44,7 +44,8 @@ TOKEN_PREFIX = "token."
 MAX_MESSAGE = 4096
 MAX_PAD = 512
 ACTIONS = {"answer": {"action", "round", "choice", "seat", "pad"}, "refresh": {"action", "seat", "pad"}}
-STATIC = {"phone.js": "application/javascript; charset=utf-8", "phone.css": "text/css; charset=utf-8"}
+STATIC = {"phone.js": "application/javascript; charset=utf-8", "phone.css": "text/css; charset=utf-8",
+          "icon.svg": "image/svg+xml"}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 

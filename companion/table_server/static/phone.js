@@ -141,6 +141,17 @@
     };
   }
 
+  // a QR code scanned while this page is open (same page, new fragment): join with that token
+  window.addEventListener("hashchange", function () {
+    if (location.hash.length < 2) return;
+    token = location.hash.slice(1);
+    store(token);
+    history.replaceState(null, "", location.pathname);
+    stopped = false; retry = 0;
+    if (ws) { var old = ws; ws = null; old.onclose = null; old.close(); }
+    connect();
+  });
+
   document.addEventListener("visibilitychange", function () {
     if (!document.hidden && !ws && !stopped) { retry = 0; connect(); }
   });
