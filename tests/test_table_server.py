@@ -297,3 +297,35 @@ def test_tablet_listener_and_tablet_submit_share_the_round():
         await srv.stop()
 
     arun(go())
+
+
+# ------------------------------------------------------------------ property: views never depend on secrets
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 6),
+    labels=st.lists(st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF), min_size=1, max_size=12),
+                    min_size=2, max_size=8, unique=True),
+    data=st.data(),
+)
+def test_property_views_before_the_reveal_are_independent_of_the_answers(n, labels, data):
+    seats = [f"S{i}" for i in range(n)]
+    order = data.draw(st.permutations(seats))
+    k = data.draw(st.integers(0, n - 1))  # how many answer before we look (the round stays open)
+    a = [data.draw(st.integers(0, len(labels) - 1)) for _ in range(k)]
+    b = [data.draw(st.integers(0, len(labels) - 1)) for _ in range(k)]
+    views = []
+    for answers in (a, b):
+        src = DemoSource(seats, kind="bid", choices=tuple(labels), rounds=1)
+        t = PhoneTable(src, table_id="prop1")
+        t.sync()
+        for seat, c in zip(order, answers):
+            t.answer(seat, 1, c)
+        views.append({v: encode(t.view_for(v)) for v in (*seats, None)})
+    answered = set(order[:k])
+    for v in (*seats, None):
+        assert len(views[0][v]) == len(views[1][v])
+        if v not in answered:
+            assert views[0][v] == views[1][v]

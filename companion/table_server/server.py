@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import email.utils
+import http
 import json
 import logging
 import time
@@ -108,8 +109,6 @@ class _Phone:
 
 def _response(status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
               extra: dict[str, str] | None = None) -> Response:
-    import http
-
     headers = Headers([
         ("Date", email.utils.formatdate(usegmt=True)),
         ("Connection", "close"),
