@@ -329,3 +329,25 @@ def test_property_views_before_the_reveal_are_independent_of_the_answers(n, labe
         assert len(views[0][v]) == len(views[1][v])
         if v not in answered:
             assert views[0][v] == views[1][v]
+
+
+def test_phone_service_starts_and_stops_on_the_running_loop():
+    from companion.table_server.service import PhoneService
+
+    async def go():
+        seen: list[dict] = []
+        svc = PhoneService(on_view=seen.append, host="127.0.0.1")
+        assert not svc.running and svc.stop() is None
+        await svc.start(DemoSource(SEATS[:2]))
+        first = svc.server
+        assert svc.running and seen and seen[-1]["seat"] is None
+        port1, tid1 = first.port, first.table_id
+        await svc.start(DemoSource(SEATS[:2]))  # the next game: the old server stops, a new table id
+        assert not first.running and svc.server.table_id != tid1 and not _port_open(port1)
+        await svc.stop()
+        assert not svc.running
+        bad = PhoneService(host="203.0.113.77")  # an address this machine does not have
+        await bad.start(DemoSource(SEATS[:2]))
+        assert not bad.running and bad.error.startswith("phones: cannot listen")
+
+    arun(go())
