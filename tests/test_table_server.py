@@ -12,14 +12,13 @@ import pytest
 
 from companion.errors import PirateTableError
 from companion.games import powderkeg as pk
-from companion.island import IslandCard
 from companion.secrets import SecretRound
 from companion.session import TableSession
 from companion.table_server import PhoneTable, PublicState, Refused, SeatState, SecretSource, encode
 from companion.table_server.client import PhoneClient
 from companion.table_server.demo import DemoSource
 from companion.table_server.net import is_lan, lan_address
-from companion.table_server.powderkeg_source import PowderkegSource
+from companion.table_server.session_source import SessionSource
 from companion.table_server.qr import qr_png
 from companion.table_server.server import TableServer
 from companion.table_server.tokens import SeatTokens, well_formed_token
@@ -178,47 +177,112 @@ def test_presence_grace_period():
 
 
 # ------------------------------------------------------------------ Powderkeg through phones
-def _card(s: str) -> IslandCard:
-    return IslandCard.parse(s)
-
-
-def test_powderkeg_live_die_fold_through_phones_matches_the_referee():
+def test_powderkeg_live_die_fold_through_phones_matches_the_referee(tmp_path):
     players = ["Ann", "Bob", "Cy", "Dee"]  # Ann deals; the others call
     sess = TableSession(players, buy_in=50, game="powderkeg")
-    sess.new_hand()
-    src = PowderkegSource(players, lambda: sess.hand, sess.apply)
+    sess.new_round()
+    saved: list[str] = []
+
+    def apply(action):  # what the app does: through the session, then save
+        sess.apply(action)
+        sess.save(tmp_path / "s.json")
+        saved.append(str(action))
+
+    src = SessionSource(sess, apply)
+    assert SessionSource.supports(sess)
     t = PhoneTable(src, table_id="pk001")
-    h = sess.hand
-    legal = h.legal_actions()
-    dock = next(a for a in legal if isinstance(a, pk.Dock))
-    sess.apply(dock)
+    legal = sess.hand.legal_actions()
+    apply(next(a for a in legal if isinstance(a, pk.Dock)))
     t.sync()
     assert t.view_for(None)["question"] is None and t.view_for(None)["turn"] == "Ann"
+    assert t.view_for(None)["game"] == "Powderkeg" and t.view_for("Ann")["me"]["note"] == "You deal this round"
     while sess.hand.phase == "opening":
-        sess.apply(next(a for a in sess.hand.legal_actions() if isinstance(a, pk.Reveal)))
+        apply(next(a for a in sess.hand.legal_actions() if isinstance(a, pk.Reveal)))
     t.sync()
     q = t.view_for("Bob")["question"]
     assert q["kind"] == "live-die-fold" and q["asks"] == ["Bob", "Cy", "Dee"] and q["choices"] == list(pk.CALLS)
     stacks_before = dict(sess.hand.stacks)
+    n_saved = len(saved)
     t.answer("Bob", q["id"], 0)  # live
-    t.sync()
     t.answer("Cy", q["id"], 1)  # die
-    assert sess.hand.pending_calls == {}  # nothing reaches the referee (or the stacks) before the reveal
-    assert sess.hand.stacks == stacks_before
-    t.sync()
-    t.answer("Dee", q["id"], 2)  # fold: the last one -> all applied at once, in calling order
-    assert [str(a) for a in sess.hand.moves[-3:]] == ["Bob calls live", "Cy calls die", "Dee calls fold"]
+    assert sess.hand.pending_calls == {}  # nothing reaches the referee (or the stacks, or the file) before
+    assert sess.hand.stacks == stacks_before and len(saved) == n_saved
+    t.answer("Dee", q["id"], 2)  # fold: the last one -> all applied at once, in calling order, and saved
+    assert saved[-3:] == ["Bob calls live", "Cy calls die", "Dee calls fold"]
     assert sess.hand.phase == "reveal" and t.view_for(None)["question"] is None
     assert t.view_for("Ann")["reveal"]["answers"] == [["Bob", "live"], ["Cy", "die"], ["Dee", "fold"]]
     assert t.view_for("Bob")["me"]["score"] == stacks_before["Bob"] - 1
     assert t.view_for("Dee")["me"]["score"] == stacks_before["Dee"]
     assert t.view_for("Dee")["me"]["note"] == "You are out of this round"
+    again = TableSession.load(tmp_path / "s.json")  # the calls were saved like the tablet's
+    assert [str(a) for a in again.hand.moves] == [str(a) for a in sess.hand.moves]
     # the dealer turns the next card: the players still in get the next question
-    sess.apply(next(a for a in sess.hand.legal_actions() if isinstance(a, pk.Reveal)))
+    apply(next(a for a in sess.hand.legal_actions() if isinstance(a, pk.Reveal)))
     t.sync()
     assert sess.hand.phase == "calling"
     q2 = t.view_for("Bob")["question"]
     assert q2["id"] == q["id"] + 1 and "Dee" not in q2["asks"]
+
+
+class _EventGame:
+    """A model shaped like Pirate Whist's: a SecretRound with a validate function and no choices, every bid saved
+    as an event, an explicit reveal event."""
+
+    def __init__(self):
+        self.phase = "bidding"
+        self.events: list[tuple] = []
+        self.secret = SecretRound("bid", ("Ann", "Bob"), validate=lambda s, v: None if v in range(4) else "bad")
+
+    def open_secret(self):
+        return None if self.secret.revealed else self.secret
+
+    def phone_choices(self, rnd):
+        return tuple(range(4))
+
+    def secret_action(self, seat, value):
+        return ("bid", seat, value)
+
+    def reveal_action(self, rnd):
+        return ("reveal",)
+
+    def apply(self, ev):
+        self.events.append(ev)
+        if ev[0] == "bid":
+            self.secret.submit(ev[1], ev[2])
+        else:
+            self.secret.reveal()
+            self.phase = "playing"
+
+
+class _Session:
+    def __init__(self, model):
+        self.model, self.players, self.hand, self.uses_chips = model, ["Ann", "Bob"], None, False
+        self.spec = type("Spec", (), {"title": "Pirate Whist"})()
+
+    def totals(self):
+        return {"Ann": 10, "Bob": 0}
+
+
+def test_a_game_that_saves_every_answer_as_an_event_gets_them_from_phones():
+    game = _EventGame()
+    sess = _Session(game)
+    t = PhoneTable(SessionSource(sess, game.apply), table_id="whist1")
+    t.sync()
+    q = t.view_for("Ann")["question"]
+    assert q["choices"] == ["0", "1", "2", "3"] and q["phone"] == 1
+    assert t.view_for("Ann")["me"] == {"score": 10, "label": "points", "note": ""}
+    t.answer("Ann", q["id"], 3)
+    assert game.events == [("bid", "Ann", 3)] and t.view_for("Ann")["question"]["mine"]["label"] == "3"
+    with pytest.raises(Refused):
+        t.answer("Ann", q["id"], 1)  # no second bid: refused before any event is written
+    assert game.events == [("bid", "Ann", 3)]
+    t.answer("Bob", q["id"], 0)
+    assert game.events == [("bid", "Ann", 3), ("bid", "Bob", 0), ("reveal",)]  # the game's own reveal, once
+    t.sync()
+    t.sync()
+    assert game.events[-1] == ("reveal",) and len(game.events) == 3
+    assert t.view_for("Bob")["reveal"]["answers"] == [["Ann", "3"], ["Bob", "0"]]
+    assert t.view_for("Bob")["phase"] == "playing"
 
 
 # ------------------------------------------------------------------ misc parts

@@ -67,6 +67,7 @@ class PhoneTable:
         self._round: SecretRound | None = None
         self._round_id = 0
         self._reveal: dict[str, Any] | None = None
+        self._reveal_asked = 0  # the id of the last round whose reveal was started here
         self.rev = 0  # bumped on every change that is broadcast
 
     @property
@@ -112,28 +113,38 @@ class PhoneTable:
         """Catch up with the source: a new open round gets a new id; a round revealed elsewhere is recorded;
         a round completed elsewhere (the tablet's last answer) is revealed here."""
         cur = self._round
-        if cur is not None and cur.complete and not cur.revealed:
-            self._do_reveal(cur)
-        elif cur is not None and cur.revealed and (self._reveal is None or self._reveal["id"] != self._round_id):
-            self._record_reveal(cur, cur.answers())
+        if cur is not None:
+            self._settle(cur)
         rnd = self.source.open_secret()
         if rnd is not cur:
             self._round = rnd
             if rnd is not None:
                 self._round_id += 1
-                if rnd.complete and not rnd.revealed:
-                    self._do_reveal(rnd)
+                self._settle(rnd)
         self.rev += 1
 
-    def _record_reveal(self, rnd: SecretRound, answers: dict[str, Any]) -> None:
-        self._reveal = {"id": self._round_id, "kind": rnd.kind,
-                        "answers": [[s, label(answers[s])] for s in rnd.seats]}
-        log.info("phones: round %d (%s) revealed", self._round_id, rnd.kind)
+    def _settle(self, rnd: SecretRound) -> None:
+        """Reveal a complete round (once), and record the answers of a revealed one (once)."""
+        if rnd.complete and not rnd.revealed and self._reveal_asked != self._round_id:
+            self._reveal_asked = self._round_id
+            reveal = getattr(self.source, "reveal_secret", None)
+            if reveal is not None:
+                reveal(rnd)  # the game reveals its own way (e.g. a saved "reveal" action)
+            else:
+                self.source.secret_revealed(rnd, rnd.reveal())
+        if rnd.revealed and (self._reveal is None or self._reveal["id"] != self._round_id):
+            answers = rnd.answers()
+            self._reveal = {"id": self._round_id, "kind": rnd.kind,
+                            "answers": [[s, label(answers[s])] for s in rnd.seats]}
+            log.info("phones: round %d (%s) revealed", self._round_id, rnd.kind)
 
-    def _do_reveal(self, rnd: SecretRound) -> None:
-        answers = rnd.reveal()
-        self._record_reveal(rnd, answers)
-        self.source.secret_revealed(rnd, answers)
+    def choices(self, rnd: SecretRound) -> tuple[Any, ...] | None:
+        """The answers a phone may give: the round's ``choices``, else the source's ``phone_choices(rnd)``."""
+        if rnd.choices is not None:
+            return tuple(rnd.choices)
+        extra = getattr(self.source, "phone_choices", None)
+        got = extra(rnd) if extra is not None else None
+        return tuple(got) if got is not None else None
 
     def answer(self, seat: str, round_id: object, choice: object) -> None:
         """A phone's answer: ``choice`` is an index into the open round's choices. Refused (nothing changed)
@@ -143,26 +154,34 @@ class PhoneTable:
             raise Refused(409, "no open question")
         if isinstance(round_id, bool) or round_id != self._round_id:
             raise Refused(409, "that question is closed")
-        if rnd.choices is None:
+        choices = self.choices(rnd)
+        if choices is None:
             raise Refused(409, "this question is answered on the tablet")
-        if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice < len(rnd.choices):
+        if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice < len(choices):
             raise Refused(400, "choice must be the index of one of the choices")
-        self.submit(seat, rnd.choices[choice])
+        self.submit(seat, choices[choice])
 
     def submit(self, seat: str, value: Any) -> None:
-        """Submit ``seat``'s secret to the open round (phones and the passed tablet alike); reveals the round and
-        tells the source when it was the last one missing. IllegalActionError (Refused 409) when not allowed."""
+        """Submit ``seat``'s secret to the open round (phones and the passed tablet alike) — through the source's
+        ``submit_secret(rnd, seat, value)`` when it has one (a game that saves each answer as an action), else
+        straight into the SecretRound. Reveals the round when it was the last one missing. Refused (409, nothing
+        changed) when not allowed."""
         rnd = self._round
         if rnd is None or rnd.revealed:
             raise Refused(409, "no open question")
+        why = rnd.why_not(seat, value)
+        if why is not None:
+            raise Refused(409, why)
+        submit = getattr(self.source, "submit_secret", None)
         try:
-            last = rnd.submit(seat, value)
-        except IllegalActionError as e:
+            if submit is not None:
+                submit(rnd, seat, value)
+            else:
+                rnd.submit(seat, value)
+        except PirateTableError as e:
             raise Refused(409, str(e)) from None
         log.info("phones: %s answered round %d", seat, self._round_id)
-        if last:
-            self._do_reveal(rnd)
-            self.sync()  # the source may have opened the next round
+        self.sync()  # reveals when that was the last answer; the source may open the next round
 
     # ------------------------------------------------------------------ the view
     def view_for(self, seat: str | None) -> dict[str, Any]:
@@ -194,17 +213,18 @@ class PhoneTable:
         rnd = self._round
         if rnd is not None and not rnd.revealed:
             pv = rnd.public_view()  # kind, seats, waiting, revealed: nothing secret before the reveal
-            labels = [label(c) for c in rnd.choices] if rnd.choices is not None else []
+            choices = self.choices(rnd)
+            labels = [label(c) for c in choices] if choices is not None else []
             q: dict[str, Any] = {
                 "id": self._round_id,
                 "kind": pv["kind"],
                 "asks": list(pv["seats"]),
                 "waiting": list(pv["waiting"]),
                 "choices": labels,
-                "phone": 1 if rnd.choices is not None else 0,
+                "phone": 1 if choices is not None else 0,
             }
             if seat is not None:
-                q["mine"] = self._mine(rnd, seat, labels)
+                q["mine"] = self._mine(rnd, seat, choices or (), labels)
             view["question"] = q
         if self._reveal is not None:
             view["reveal"] = {"id": self._reveal["id"], "kind": self._reveal["kind"],
@@ -212,7 +232,7 @@ class PhoneTable:
         return view
 
     @staticmethod
-    def _mine(rnd: SecretRound, seat: str, labels: list[str]) -> dict[str, Any]:
+    def _mine(rnd: SecretRound, seat: str, choices: tuple[Any, ...], labels: list[str]) -> dict[str, Any]:
         """The seat's own answer, in a fixed-width shape: the same size whether it answered or not and
         whatever it answered."""
         width = max((len(encode(x)) for x in labels), default=2)
@@ -220,8 +240,8 @@ class PhoneTable:
         if rnd.has_answered(seat):
             # the answer itself stays in the round; find its index through the public choices
             value = rnd.own_answer(seat)
-            idx = next(i for i, c in enumerate(rnd.choices or ()) if c == value)
-            text = labels[idx]
+            idx = next((i for i, c in enumerate(choices) if c == value and type(c) is type(value)), -1)
+            text = labels[idx] if idx >= 0 else label(value)
             return {"asked": asked, "answered": 1, "choice": f"{idx:03d}", "label": text,
                     "pad": " " * (width - len(encode(text)))}
         return {"asked": asked, "answered": 0, "choice": "---", "label": "",
