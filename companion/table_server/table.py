@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from companion.errors import IllegalActionError, PirateTableError
+from companion.errors import PirateTableError
 from companion.secrets import SecretRound
 from companion.table_server.source import PublicState, SeatState, SecretSource
 from companion.table_server.tokens import SeatTokens
