@@ -47,6 +47,9 @@ def browser():
         opts.add_argument(f)
     opts.add_argument(f"--user-data-dir={profile}")
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # a phone's screen: 390 x 844 CSS pixels, touch
+    opts.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844,
+                                                                        "pixelRatio": 1, "touch": True}})
     drv = webdriver.Chrome(options=opts, service=Service(executable_path=driver_path))
     drv.set_page_load_timeout(30)
     try:

@@ -51,7 +51,8 @@
     $("game").textContent = v.game;
     $("seat").textContent = v.seat;
     $("score").textContent = v.me && v.me.score !== null ? String(v.me.score) : "";
-    $("score-label").textContent = v.me && v.me.score !== null ? v.me.label : "";
+    var unit = v.me && v.me.score !== null ? v.me.label : "";
+    $("score-label").textContent = (v.me && v.me.score === 1 && /s$/.test(unit)) ? unit.slice(0, -1) : unit;
     $("phase").textContent = v.phase;
     $("turn").textContent = v.turn ? ("Turn: " + v.turn) : "";
     var q = v.question;
