@@ -20,6 +20,12 @@ class LedgerScreen(Screen):
 
     loan_player = None
 
+    def allowed(self):
+        s = _app().session
+        if s is not None and not s.uses_chips:
+            return False, f"{s.spec.title} keeps a score sheet, not a chip ledger."
+        return True, ""
+
     def pick(self, p):
         self.loan_player = p
         self.refresh()

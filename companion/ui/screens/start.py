@@ -34,10 +34,15 @@ class StartScreen(Screen):
         for i in range(max(g.max_players for g in registry.games())):  # made once; a game shows its range
             self.name_inputs.append(TextInput(text=DEFAULT_NAMES[i % len(DEFAULT_NAMES)], multiline=False,
                                               font_size="24sp", write_tab=False, padding=[dp(10), dp(12)]))
-        for spec in registry.games():
+        # the default game first, then by title
+        specs = sorted(registry.games(), key=lambda g: (g.id != registry.DEFAULT_GAME, g.title))
+        self.ids.games.cols = 2 if len(specs) <= 4 else 3
+        if len(specs) > 2:  # more rows of games: a little lower each, so the column still fits
+            self.ids.games.row_default_height = dp(50)
+        for spec in specs:
             b = FlatToggle(text=f"{spec.title} ({spec.min_players}-{spec.max_players})", group="game",
                            allow_no_selection=False, state="down" if spec.id == self.game else "normal",
-                           tag=f"game:{spec.id}")
+                           tag=f"game:{spec.id}", font_size="22sp" if len(specs) <= 4 else "18sp")
             b.bind(on_press=lambda b, g=spec.id: self.pick_game(g))
             self.game_buttons[spec.id] = b
             self.ids.games.add_widget(b)
@@ -50,8 +55,10 @@ class StartScreen(Screen):
         for gid, b in self.game_buttons.items():
             b.state = "down" if gid == game else "normal"
         self.ids.count_row.clear_widgets()
-        for n in range(spec.min_players, spec.max_players + 1):
-            b = FlatToggle(text=f"{n} players", group="count", allow_no_selection=False)
+        counts = range(spec.min_players, spec.max_players + 1)
+        for n in counts:  # a long range shows the numbers alone, so that they fit
+            b = FlatToggle(text=f"{n} players" if len(counts) <= 6 else str(n), group="count",
+                           allow_no_selection=False, tag=f"count:{n}")
             b.bind(on_press=lambda b, n=n: self.set_count(n))
             self.ids.count_row.add_widget(b)
         self.ids.names.clear_widgets()
@@ -66,7 +73,7 @@ class StartScreen(Screen):
     def set_count(self, n):
         self.count = n
         for b in self.ids.count_row.children:
-            b.state = "down" if b.text == f"{n} players" else "normal"
+            b.state = "down" if b.tag == f"count:{n}" else "normal"
         for i, t in enumerate(self.name_inputs):
             t.disabled = i >= n
             t.opacity = 1 if i < n else 0.25

@@ -7,7 +7,8 @@ from kivy.uix.screenmanager import Screen
 
 from companion.decks.pirates72 import PBCard, rank_name
 from companion.games.pirates_bluff.rules import bid_name
-from companion.ui.widgets import FlatToggle, fill_card_picker, label as _lab
+from companion.games.pirates_bluff.ui.cardpicker import fill_card_picker
+from companion.ui.widgets import FlatToggle, label as _lab
 
 
 def _app():

@@ -8,8 +8,9 @@ from kivy.uix.screenmanager import Screen
 from companion.decks.pirates72 import PBCard
 from companion.games.pirates_bluff import SPEC
 from companion.games.pirates_bluff.rules import RevealStarting
+from companion.games.pirates_bluff.ui.cardpicker import fill_card_picker
 from companion.ui import services
-from companion.ui.widgets import FlatToggle, fill_card_picker
+from companion.ui.widgets import FlatToggle
 
 
 def _app():
