@@ -4,7 +4,7 @@
 set -euo pipefail
 what="${1:-test}"
 pkgs_run=(libgl1 libegl1 libgl1-mesa-dri libmtdev1 libsdl2-2.0-0)
-pkgs_test=(xvfb xauth gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config make gcc)
+pkgs_test=(xvfb xauth chromium chromium-driver gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config make gcc)
 case "$what" in
   run) pkgs=("${pkgs_run[@]}") ;;
   test) pkgs=("${pkgs_run[@]}" "${pkgs_test[@]}") ;;

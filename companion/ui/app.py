@@ -10,6 +10,7 @@ reason in the status bar and change nothing. The button box, the camera and the 
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 from pathlib import Path
@@ -42,6 +43,7 @@ SHARED_SCREENS = (
     "companion.ui.screens.settings:SettingsScreen",
     "companion.ui.screens.buttons:ButtonsScreen",
     "companion.ui.screens.scan:ScanScreen",
+    "companion.ui.screens.phones:PhonesScreen",
 )
 
 SETTINGS = [
@@ -83,6 +85,9 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
         self.session: TableSession | None = None
         self._origin_ms = 0.0
         self.flagged_presses: list = []     # presses that came while the round was not armed (never calls)
+        self._phones = None                 # the PhoneService (companion/table_server), made when first used
+        self._phones_trigger = None
+        self._phones_last_reveal = None
         self.screens: dict = {}
         self.intents: dict = {}             # game id -> its intents object (GameSpec.intents)
         self.game_screens: dict[str, list[str]] = {}  # game id -> the names of its screens
@@ -124,6 +129,8 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
 
     def on_stop(self):
         self.stop_scan()
+        if self._phones is not None:
+            self._phones.stop()
         if self.box is not None:
             self.box.close()
             self.box = None
@@ -256,6 +263,96 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
     def save(self):
         if self.session is not None:
             self.session.save(services.session_path())
+        if self._phones is not None and self._phones.running:
+            # every change ends in a save: the phones get their new views (next frame: never inside a phone's
+            # own answer, which the server broadcasts itself)
+            if self._phones_trigger is None:
+                self._phones_trigger = Clock.create_trigger(lambda dt: self._phones.refresh())
+            self._phones_trigger()
+
+    # ---------------------------------------------------------------- phones (companion/table_server)
+    @property
+    def phones(self):
+        """The phone server's handle (docs/phones.md); it listens only between phones_on() and phones_off()."""
+        if self._phones is None:
+            from companion.table_server.service import PhoneService
+
+            self._phones = PhoneService(on_view=self._on_phone_view)
+        return self._phones
+
+    def phones_possible(self) -> bool:
+        from companion.table_server.session_source import SessionSource
+
+        return SessionSource.supports(self.session)
+
+    def phones_on(self):
+        from companion.table_server.session_source import SessionSource
+
+        if not self.phones_possible():
+            self.set_status("This game has no secret answers for phones.", error=True)
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self.set_status("Phones need the app's event loop (start it with pirate-table app).", error=True)
+            return
+        self.phones.start(SessionSource(self.session, self._phone_apply))
+        self.set_status("Phones: scan your seat's code.")
+
+    def phones_off(self):
+        if self._phones is not None:
+            self._phones.stop()
+        self.set_status("Phones off.")
+        self._refresh_phone_screens()
+
+    def phones_reset(self, seat):
+        if self._phones is None or not self._phones.running:
+            return
+        self._phones.server.reset_seat(seat)
+        self.set_status(f"{seat}'s seat reset: the old code no longer works; scan the new one.")
+        self._refresh_phone_screens()
+
+    def phones_question(self):
+        """The open secret question as the tablet may show it (who is still to answer), or None."""
+        if self._phones is None or not self._phones.running:
+            return None
+        return self._phones.server.view_for(None)["question"]
+
+    def phones_answer(self, value) -> bool:
+        """The passed tablet answers the open secret question for the next seat still waiting (the same
+        SecretRound as the phones). False when no phone question is open (the screen goes its usual way)."""
+        q = self.phones_question()
+        if q is None:
+            return False
+        if q["waiting"]:
+            try:
+                self._phones.server.submit_from_tablet(q["waiting"][0], value)
+            except PirateTableError as exc:
+                self.set_status(str(exc), error=True)
+        return True
+
+    def _phone_apply(self, action):
+        """An action from a phone answer or a reveal: through the session and saved, like the tablet's; the
+        screen stays where it is. Illegal: the error goes back to the phone."""
+        self.session.apply(action)
+        self.session.save(services.session_path())
+        line = self.session.model.describe(action)
+        if line:
+            self.set_status(line)
+
+    def _on_phone_view(self, view):
+        q, r = view["question"], view["reveal"]
+        if r is not None and r["id"] != self._phones_last_reveal:
+            self._phones_last_reveal = r["id"]
+            self.set_status(f"Revealed ({r['kind']}): " + ", ".join(f"{s} {a}" for s, a in r["answers"]))
+        self._refresh_phone_screens()
+
+    def _refresh_phone_screens(self):
+        if not self.screens or "phones" not in self.screens:
+            return
+        cur = self.sm.current
+        if cur in ("phones", self.hand_screen_name()) and hasattr(self.screens[cur], "refresh"):
+            self.screens[cur].refresh()
 
     def saved_session_info(self):
         p = services.session_path()
@@ -271,6 +368,8 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
                 f"hand in play: {phase}.")
 
     def resume(self):
+        if self._phones is not None:  # the phones served the session object being replaced
+            self._phones.stop()
         try:
             self.session = TableSession.load(services.session_path())
         except PirateTableError as exc:
@@ -305,6 +404,8 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
             except PirateTableError as exc:
                 self.set_status(str(exc), error=True)
                 return
+        if self._phones is not None:  # a new game: the old table's phones (and their tokens) are done
+            self._phones.stop()
         self.session = s
         self._start_hand()
         self.set_status(f"New session: {len(players)} players" + (f", buy-in {buy_in}." if s.uses_chips else "."))

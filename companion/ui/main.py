@@ -115,5 +115,8 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
             Clock.schedule_once(step, 0.25)
 
         app.bind(on_start=lambda *_: Clock.schedule_once(step, 0.5))
-    app.run()
+    # the app's loop is asyncio's, so the phone server (companion/table_server) runs on it beside Kivy
+    import asyncio
+
+    asyncio.run(app.async_run(async_lib="asyncio"))
     return 0

@@ -11,8 +11,9 @@ from typing import Any, Sequence
 from companion.decks.island54 import IslandCard
 from companion.errors import PirateTableError
 from companion.games.powderkeg.record import ruling
-from companion.games.powderkeg.rules import Call, Dock, Options, PowderkegRound, Reveal
+from companion.games.powderkeg.rules import CALLS, Call, Dock, Options, PowderkegRound, Reveal
 from companion.games.registry import RoundStart, TableModel
+from companion.secrets import SecretRound
 
 
 def options_of(options: Any) -> Options:
@@ -39,6 +40,8 @@ class PowderkegTable(TableModel):
         self.options = options_of(options)
         self.dealer = self.players[0]
         self.round: PowderkegRound | None = None
+        self._secret: SecretRound | None = None  # phones: the calls on the next card, in secret
+        self._secret_key: tuple[Any, ...] | None = None
 
     def options_json(self) -> dict[str, Any]:
         return self.options.as_dict()
@@ -71,6 +74,44 @@ class PowderkegTable(TableModel):
                            if r["stacks"][p] != r["stacks_before"][p])
         return (f"#{r.get('hand_no', '?')}: Powderkeg, {r['dealer']} dealt, {r['end']}, "
                 f"winners {', '.join(r['winners']) or 'none'}.  {deltas}")
+
+    # ---- phones (companion/table_server, docs/phones.md): everyone still in calls at once, in secret; the calls
+    # reach the referee, in calling order, only when all are in (no stack or pot moves before that)
+    def open_secret(self) -> SecretRound | None:
+        h = self.round
+        if h is None or h.phase != "calling" or h.pending_calls:
+            self._secret = self._secret_key = None  # pending calls: the tablet is taking them one by one, openly
+            return None
+        key = (id(h), len(h.moves), h.in_players)
+        if self._secret is None or self._secret_key != key:
+            self._secret, self._secret_key = SecretRound("live-die-fold", h.in_players, CALLS), key
+        return self._secret
+
+    def revealed_actions(self, rnd: SecretRound, answers: dict[str, Any]) -> list[Call]:
+        return [Call(p, answers[p]) for p in rnd.seats]
+
+    def phone_phase(self) -> str:
+        h = self.round
+        if h is None:
+            return "Between rounds"
+        n = len(h.revealed)
+        return {"dock": "The dealer docks a card", "opening": f"The dealer turns the opening cards ({n} up)",
+                "calling": f"Live, Die or Fold on card {n + 1}", "reveal": f"The dealer turns card {n + 1}",
+                "showing": "The dealer shows the rest of the hand", "over": "Round over"}.get(h.phase, h.phase)
+
+    def phone_turn(self) -> str | None:
+        h = self.round
+        return None if h is None or h.phase == "calling" else h.dealer
+
+    def phone_note(self, seat: str) -> str:
+        h = self.round
+        if h is None:
+            return ""
+        if h.phase == "calling" and seat in h.in_players:
+            return f"Your call on card {len(h.revealed) + 1}"
+        if seat == h.dealer:
+            return "You deal this round"
+        return "You are out of this round" if seat in h.out else ""
 
     # ---- resume
     def to_json(self) -> dict[str, Any]:

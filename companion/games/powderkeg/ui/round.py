@@ -49,7 +49,10 @@ class PowderkegScreen(Screen):
             self.play_card(card)
 
     def call(self, c):
-        """LIVE / DIE / FOLD for the player whose turn it is."""
+        """LIVE / DIE / FOLD for the player whose turn it is (phones on: for the next player still to answer
+        the secret calls, into the same SecretRound as the phones)."""
+        if _app().phones_answer(c):
+            return
         h = _app().session.hand
         if h.next_to_call is None:
             return
@@ -95,6 +98,11 @@ class PowderkegScreen(Screen):
         for b in self.ids.suits.children:
             b.disabled = self.rank is None or phase not in ("dock", "opening", "reveal", "showing") or any(
                 str(c) == f"{self.rank}:{b.tag[7:]}" for c in seen)
+        q = app.phones_question() if phase == "calling" else None
+        if q is not None:  # phones on: the calls are secret until the last is in
+            self.ids.note.text = (f"Secret calls on card {len(h.revealed) + 1}: waiting for "
+                                  f"{', '.join(q['waiting'])}. The buttons answer for {q['waiting'][0]}."
+                                  if q["waiting"] else "All calls are in.")
         calling = phase == "calling"
         for w in (self.ids.live, self.ids.die, self.ids.fold):
             w.disabled = not calling
@@ -104,10 +112,12 @@ class PowderkegScreen(Screen):
             status = ("dealer" if p == h.dealer else "in" if p in h.in_players else out.get(p, "out"))
             if p in pending:
                 status += f": {pending[p]}"
-            if p == h.next_to_call:
+            if p == h.next_to_call and q is None:
                 status = "to call"
+            elif q is not None and p in q["asks"]:
+                status = "to call" if p in q["waiting"] else "called (secret)"
             self.ids.players.add_widget(_lab(p, "20sp", bold=True))
-            self.ids.players.add_widget(_lab(status, "18sp", color=(0.98, 0.78, 0.25, 1) if p == h.next_to_call
+            self.ids.players.add_widget(_lab(status, "18sp", color=(0.98, 0.78, 0.25, 1) if status == "to call"
                                              else (0.85, 0.9, 0.9, 1)))
             self.ids.players.add_widget(_lab(str(h.stacks[p]), "20sp"))
         self.ids.undo.disabled = not h.moves
