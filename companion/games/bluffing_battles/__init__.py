@@ -1,0 +1,31 @@
+"""Bluffing Battles (Jeff Wilcox): two players, one or two standard decks, fights and battles with hidden
+prizes, four variants. Rules: rules.py; records: record.py; table model: table.py; demo games: demo.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.games.registry import GameSpec, register
+
+_HERE = Path(__file__).resolve().parent
+EXAMPLES = tuple(sorted((_HERE / "examples").glob("*.json")))
+
+
+def _rule_record(record):
+    from companion.games.bluffing_battles.record import rule_record
+
+    return rule_record(record)
+
+
+SPEC = register(GameSpec(
+    id="bluffing-battles",
+    title="Bluffing Battles",
+    min_players=2,
+    max_players=2,
+    deck="standard52",
+    uses_chips=False,
+    rule_record=_rule_record,
+    examples=EXAMPLES,
+    summary="Two players reveal a card at once; the higher takes both; equal cards start a battle with "
+            "hidden prizes. The larger score pile wins.",
+))

@@ -1,0 +1,72 @@
+"""Whole games for demo mode and the example records: shuffled piles, a simple strategy, every reshuffle.
+
+Deterministic for a seed (``random.Random(seed)``), so a demo or an example can be replayed exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Optional, Sequence
+
+from companion.games.bluffing_battles import rules
+from companion.games.bluffing_battles.rules import RESHUFFLE, Play, Reshuffle, State
+
+
+def deal(variant: str, rng: random.Random, red_first: bool = True) -> tuple[tuple, tuple]:
+    """Shuffled draw piles (top first) for the variant; in one-deck games the first player gets the red half
+    when ``red_first``."""
+    a, b = (list(s) for s in rules.shares(variant))
+    if not red_first:
+        a, b = b, a
+    rng.shuffle(a)
+    rng.shuffle(b)
+    return tuple(a), tuple(b)
+
+
+def choose(s: State, p: int, rng: random.Random, style: str = "mixed") -> Any:
+    """A reveal for player p: 'random', 'high' (play the best card), or 'mixed' (mostly random, sometimes
+    matching the opponent's best card to force a battle)."""
+    hand = [c for c in s.hands[p]]
+    if style == "high":
+        return max(hand, key=lambda c: c.rank)
+    if style == "mixed" and rng.random() < 0.25:
+        theirs = {c.rank for c in s.hands[1 - p]}
+        same = [c for c in hand if c.rank in theirs]
+        if same:
+            return rng.choice(same)
+    return rng.choice(hand)
+
+
+def play_game(variant: str, seed: int, players: Sequence[str] = ("Ann", "Ben"), max_plays: int = 5000,
+              style: str = "mixed", red_first: Optional[bool] = None) -> tuple[dict[str, Any], list[State]]:
+    """A whole game as a record (the contract's shape) and every state it passed through."""
+    rng = random.Random(seed)
+    if red_first is None:
+        red_first = rng.random() < 0.5
+    piles = deal(variant, rng, red_first)
+    s = rules.new_game(players, variant, piles)
+    states = [s]
+    plays: list[list[str]] = []
+    orders: tuple[list, list] = ([], [])
+    while not s.over and len(plays) < max_plays:
+        if s.phase == RESHUFFLE:
+            p = rules.needs_reshuffle(s)[0]
+            order = list(s.scores[p])
+            rng.shuffle(order)
+            orders[p].append([str(c) for c in order])
+            s = rules.apply(s, Reshuffle(p, tuple(order)))
+        else:
+            a, b = choose(s, 0, rng, style), choose(s, 1, rng, style)
+            plays.append([str(a), str(b)])
+            s = rules.apply(s, Play((a, b)))
+        states.append(s)
+    record: dict[str, Any] = {
+        "game": "bluffing-battles",
+        "variant": variant,
+        "players": list(players),
+        "piles": {players[0]: [str(c) for c in piles[0]], players[1]: [str(c) for c in piles[1]]},
+        "plays": plays,
+    }
+    if rules.VARIANTS[variant].until_all:
+        record["reshuffles"] = {players[0]: orders[0], players[1]: orders[1]}
+    return record, states
