@@ -84,15 +84,12 @@ def _piles(rec: dict[str, Any], players: tuple[str, str], variant: rules.Variant
         for p, pile in zip(players, piles):
             _whole_share(pile, a, f"piles.{p}", f"{variant.id} gives each player a whole 52-card deck")
         return piles
-    red = [i for i, pile in enumerate(piles) if pile and pile[0].is_red]
-    # the red half goes to whoever's top card is red (either player may hold it); check both halves exactly
-    r = red[0] if red else 0
+    # either player may hold the red half: the one whose top card is red (the first player if neither is)
+    r = next((i for i, pile in enumerate(piles) if pile and pile[0].is_red), 0)
     for i, (p, pile) in enumerate(zip(players, piles)):
-        share = a if i == r else b
-        colour = "red" if i == r else "black"
-        _whole_share(pile, share, f"piles.{p}",
-                     f"{variant.id} gives one player the 26 red cards and the other the 26 black cards "
-                     f"({p}'s pile starts {'red' if colour == 'red' else 'black'}, so it must be the {colour} half)")
+        share, colour = (a, "red") if i == r else (b, "black")
+        _whole_share(pile, share, f"piles.{p}", f"{variant.id} gives one player the 26 red cards and the other "
+                     f"the 26 black cards; {p} holds the {colour} half")
     return piles
 
 
