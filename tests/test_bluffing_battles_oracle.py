@@ -102,11 +102,15 @@ def oracle(rec: dict) -> dict:
         a, b = cards
         if val(a) == val(b):
             r = step("draw", follows)
-            if r in ("stop", "over"):
+            if r == "stop":
                 break
+            if r == "over":
+                continue  # a play after this is refused at the top of the loop
             r = step("prizes", follows)
-            if r in ("stop", "over"):
+            if r == "stop":
                 break
+            if r == "over":
+                continue
             if not until and (not hand[players[0]] or not hand[players[1]]):
                 for p in players:
                     score[p].extend(pot[p])
@@ -125,10 +129,8 @@ def oracle(rec: dict) -> dict:
             r = step("draw", follows)
             if r == "short":
                 finish()
-            elif r in ("stop", "over"):
+            elif r == "stop":
                 break
-    else:
-        pass
     # a needed reshuffle right after the last play that is listed: step() already applied it
     for p in players:
         if orders[p]:
