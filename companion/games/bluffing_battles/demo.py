@@ -70,3 +70,29 @@ def play_game(variant: str, seed: int, players: Sequence[str] = ("Ann", "Ben"), 
     if rules.VARIANTS[variant].until_all:
         record["reshuffles"] = {players[0]: orders[0], players[1]: orders[1]}
     return record, states
+
+
+def table_inputs(record: dict[str, Any]) -> list[list[Any]]:
+    """A record's plays and reshuffles as the table's inputs, in order: ["reveal", player, card] taps and
+    ["reshuffle", player, order] confirmations (what demo mode feeds the table, one by one)."""
+    players = record["players"]
+    piles = [tuple(rules.StdCard.parse(c) for c in record["piles"][p]) for p in players]
+    s = rules.new_game(players, record["variant"], piles)
+    orders = {p: list((record.get("reshuffles") or {}).get(p, [])) for p in players}
+    out: list[list[Any]] = []
+
+    def reshuffles(s: State) -> State:
+        while s.phase == RESHUFFLE and orders[players[rules.needs_reshuffle(s)[0]]]:
+            p = rules.needs_reshuffle(s)[0]
+            order = orders[players[p]].pop(0)
+            out.append(["reshuffle", players[p], order])
+            s = rules.apply(s, Reshuffle(p, tuple(rules.StdCard.parse(c) for c in order)))
+        return s
+
+    for a, b in record["plays"]:
+        s = reshuffles(s)
+        out.append(["reveal", players[0], a])
+        out.append(["reveal", players[1], b])
+        s = rules.apply(s, Play((rules.StdCard.parse(a), rules.StdCard.parse(b))))
+    reshuffles(s)
+    return out
