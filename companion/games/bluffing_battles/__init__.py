@@ -26,6 +26,14 @@ SPEC = register(GameSpec(
     uses_chips=False,
     rule_record=_rule_record,
     examples=EXAMPLES,
+    table="companion.games.bluffing_battles.table:BattlesModel",
+    screens=(
+        "companion.games.bluffing_battles.ui.setup:BattlesSetupScreen",
+        "companion.games.bluffing_battles.ui.fight:BattlesFightScreen",
+        "companion.games.bluffing_battles.ui.history:BattlesHistoryScreen",
+    ),
+    setup_screen="battles_setup",
+    demo="companion.games.bluffing_battles.demo:steps",
     summary="Two players reveal a card at once; the higher takes both; equal cards start a battle with "
             "hidden prizes. The larger score pile wins.",
 ))

@@ -96,3 +96,86 @@ def table_inputs(record: dict[str, Any]) -> list[list[Any]]:
         s = rules.apply(s, Play((rules.StdCard.parse(a), rules.StdCard.parse(b))))
     reshuffles(s)
     return out
+
+
+# ------------------------------------------------------------------------------------------------ demo mode
+
+PLAYERS = ["Ann", "Ben"]
+# a seeded game of each variant (the app shuffles the piles and every reshuffle itself); chosen so that each
+# shows what its variant is about in about a minute in all: battles, short piles, reshuffles, the limit loss
+DEMO_GAMES = (("two-decks", 11), ("one-deck", 0), ("two-decks-until-all", 34), ("one-deck-until-all", 49))
+
+
+def demo_turn(table, rng: random.Random) -> Any:
+    """The next input of a demo game: ``("reshuffle", None)`` or ``("reveal", player, card)`` pairs."""
+    s = table.state
+    if s.phase == RESHUFFLE:
+        return [("reshuffle", None)]
+    return [("reveal", i, choose(s, i, rng)) for i in (0, 1)]
+
+
+def steps(app, shot):
+    """Demo mode (GameSpec.demo): a whole game of each variant through the app's screens and intents, one
+    fight per step, with screenshots of the set-up, a fight, a battle, a reshuffle prompt, each game's end and
+    the history."""
+    seen: set[str] = set()
+    due: list[str] = []  # a screenshot is taken one step later, once the screen has been drawn
+    out: list = []
+
+    def once(name):
+        if name not in seen:
+            seen.add(name)
+            due.append(name)
+
+    def show_setup():
+        app.go("battles_setup")
+        scr = app.screens["battles_setup"]
+        scr.setup(PLAYERS)
+        scr.pick_variant("two-decks")
+
+    def start(variant, seed):
+        def f():
+            app.new_session(players=PLAYERS, game="bluffing-battles",
+                            options={"variant": variant, "red": 0, "seed": seed})
+            f.rng = random.Random(seed)
+        return f
+
+    def play(starter):
+        def f():
+            if due:
+                shot(due.pop(0))()
+                return True
+            fight = app.screens["battles_fight"]
+            t = app.session.model.round
+            if t.over:
+                if f"battles-over-{t.variant.id}" not in seen:
+                    once(f"battles-over-{t.variant.id}")
+                    return True
+                return None
+            turn = f.turn or demo_turn(t, starter.rng)
+            f.turn = None
+            if turn[0][0] == "reshuffle":
+                if "battles-reshuffle" not in seen:
+                    once("battles-reshuffle")  # the prompt, before it is confirmed
+                    return True
+                fight.reshuffle()
+                return True
+            if t.pending[turn[0][1]] is None:
+                fight.tap_card(turn[0][1], turn[0][2])
+                if "battles-fight" not in seen:
+                    once("battles-fight")  # one card in, waiting for the other
+                    f.turn = turn
+                    return True
+            fight.tap_card(turn[1][1], turn[1][2])
+            if app.session.model.round.state.in_battle:
+                once("battles-battle")
+            return True
+        f.turn = None
+        return f
+
+    out += [show_setup, lambda: None, shot("battles-setup")]
+    for variant, seed in DEMO_GAMES:
+        starter = start(variant, seed)
+        out += [starter, play(starter)]
+    out += [lambda: app.go("battles_history"), lambda: None, shot("battles-history")]
+    return out

@@ -18,14 +18,16 @@ unknown cards. When the piles are known (demo mode, tests) the rules check the h
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence, Union
 
 from companion.decks.standard52 import StdCard
-from companion.errors import CardError, IllegalActionError, RecordError
+from companion.errors import CardError, IllegalActionError, PirateTableError, RecordError
 from companion.games.bluffing_battles import rules
 from companion.games.bluffing_battles.rules import OVER, RESHUFFLE, REVEAL, Play, Reshuffle, State
+from companion.games.registry import TableModel
 
 FORMAT = "bluffing-battles-table/1"
 
@@ -64,7 +66,7 @@ class BattleTable:
     when known (demo mode), lets the rules check every hand exactly."""
 
     def __init__(self, players: Sequence[str], variant: str, red: int = 0,
-                 piles: Optional[Sequence[Sequence[Any]]] = None):
+                 piles: Optional[Sequence[Sequence[Any]]] = None, seed: Optional[int] = None):
         names = [_name(p, f"players[{i}]") for i, p in enumerate(players)] if isinstance(players, (list, tuple)) \
             else []
         if len(names) != 2:
@@ -79,6 +81,13 @@ class BattleTable:
         self.variant = rules.VARIANTS[variant]
         self.red = red
         self.known_piles: Optional[tuple[tuple[StdCard, ...], tuple[StdCard, ...]]] = None
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+            raise IllegalActionError(f"seed: a whole number 0 <= seed < 2**63, got {seed!r}")
+        self.seed = seed
+        if seed is not None:  # demo mode: the app shuffles the piles itself (and every reshuffle)
+            from companion.games.bluffing_battles.demo import deal
+
+            piles = deal(variant, random.Random(seed), red_first=red == 0)
         if piles is not None:
             self.known_piles = (tuple(_card(c) for c in piles[0]), tuple(_card(c) for c in piles[1]))
         state = rules.new_game(self.players, self.variant, self.known_piles)
@@ -154,6 +163,17 @@ class BattleTable:
         what = "the battle's next card" if s.in_battle else "a card"
         return f"Reveal {what}: {' and '.join(waiting)}."
 
+    def result(self) -> str:
+        """The game's result in one short line ("" while it goes on)."""
+        s = self.state
+        if not s.over:
+            return ""
+        a, b = s.score()
+        if s.winner == "tie":
+            return f"Game over: a tie, {a} cards each." if a == b else f"Game over: a tie ({a} to {b} cards)."
+        w = s.winner
+        return f"Game over: {self.players[w]} wins, {s.score()[w]} cards to {s.score()[1 - w]}."
+
     def needs_reshuffle(self) -> Optional[str]:
         s = self.state
         return self.players[rules.needs_reshuffle(s)[0]] if s.phase == RESHUFFLE else None
@@ -174,8 +194,10 @@ class BattleTable:
                 tail = f"{self.players[f.winner]} takes {f.cards_won} ({kind})"
             elif i == len(fights) and s.battle:
                 tail = "battle in progress"
+            elif s.variant.until_all:
+                tail = "battle cut short by the limit loss: nobody wins it"
             else:
-                tail = "nobody wins the battle"
+                tail = "no card left to reveal: each takes back their own cards"
             out.append(FightLine(i, reveals, None if f.winner is None else self.players[f.winner], f.cards_won,
                                  prizes, f"{i}. {shown}: {tail}"))
         return out
@@ -222,6 +244,10 @@ class BattleTable:
             raise IllegalActionError("no reshuffle is needed now")
         p = rules.needs_reshuffle(s)[0] if player is None else self.index(player)
         known_order = None if order is None else tuple(_card(c) for c in order)
+        if known_order is None and self.seed is not None:  # demo mode shuffles for the table
+            shuffled = list(s.scores[p])
+            random.Random(f"{self.seed}/{p}/{s.reshuffles[p]}").shuffle(shuffled)
+            known_order = tuple(shuffled)
         if known_order is None and self.known_piles is not None:
             raise IllegalActionError("this game knows every card: give the reshuffled order")
         new = rules.apply(s, Reshuffle(p, known_order))
@@ -254,6 +280,25 @@ class BattleTable:
     def can_undo(self) -> bool:
         return len(self._snaps) > 1
 
+    @property
+    def inputs(self) -> list[list[Any]]:
+        return list(self._inputs)
+
+    def playable(self, player: Union[int, str]) -> list[StdCard]:
+        """The faces ``player`` could reveal now (the card picker offers only these)."""
+        p = self.index(player)
+        snap = self._snaps[-1]
+        if snap.state.phase != REVEAL or snap.pending[p] is not None:
+            return []
+        out = []
+        for c in rules.full_deck():
+            try:
+                self._check_card(snap, p, c, [Counter(dict(snap.pools[0])), Counter(dict(snap.pools[1]))])
+            except IllegalActionError:
+                continue
+            out.append(c)
+        return out
+
     # ---------------------------------------------------------------- save / resume
     def to_json(self) -> str:
         data = {
@@ -261,7 +306,9 @@ class BattleTable:
             "players": list(self.players),
             "variant": self.variant.id,
             "red": self.red,
-            "piles": None if self.known_piles is None else [[str(c) for c in pile] for pile in self.known_piles],
+            "piles": None if self.known_piles is None or self.seed is not None
+            else [[str(c) for c in pile] for pile in self.known_piles],
+            "seed": self.seed,
             "inputs": self._inputs,
         }
         return json.dumps(data, separators=(",", ":"))
@@ -275,7 +322,7 @@ class BattleTable:
             raise RecordError(f"saved game: bad JSON: {exc}") from None
         if not isinstance(data, dict):
             raise RecordError("saved game: expected a JSON object")
-        keys = ("format", "players", "variant", "red", "piles", "inputs")
+        keys = ("format", "players", "variant", "red", "piles", "seed", "inputs")
         for k in data:
             if k not in keys:
                 raise RecordError(f"saved game.{k}: unknown key")
@@ -291,7 +338,7 @@ class BattleTable:
         if not isinstance(data["players"], list):
             raise RecordError("saved game.players: expected a list of two names")
         try:
-            table = cls(data["players"], data["variant"], data["red"], piles)
+            table = cls(data["players"], data["variant"], data["red"], piles, data["seed"])
         except (IllegalActionError, CardError) as exc:
             raise RecordError(f"saved game: {exc}") from None
         inputs = data["inputs"]
@@ -450,3 +497,160 @@ def _name(v: Any, where: str) -> str:
     if not isinstance(v, str) or not v.strip() or not v.isprintable():
         raise IllegalActionError(f"{where}: a player's name is printable text, got {v!r}")
     return v.strip()
+
+
+# ------------------------------------------------------------------------------------------------ the session's model
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """An input of the app: ``player`` revealed ``card`` (a tap or the camera)."""
+
+    player: str
+    card: str
+
+
+@dataclass(frozen=True)
+class ConfirmReshuffle:
+    """An input of the app: ``player`` shuffled the score pile into a new draw pile."""
+
+    player: Optional[str] = None
+
+
+OPTION_KEYS = ("variant", "red", "seed")
+
+
+def options_of(options: Any) -> dict[str, Any]:
+    """``{"variant": "two-decks", "red": 0, "seed": None}``; bad options raise PirateTableError."""
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise PirateTableError(f"Bluffing Battles options: expected an object, got {options!r}")
+    for k in options:
+        if k not in OPTION_KEYS:
+            raise PirateTableError(f"Bluffing Battles options: unknown option {k!r} (known: {', '.join(OPTION_KEYS)})")
+    out = {"variant": options.get("variant", "two-decks"), "red": options.get("red", 0),
+           "seed": options.get("seed")}
+    if out["variant"] not in rules.VARIANTS:
+        raise PirateTableError(f"Bluffing Battles options: unknown variant {out['variant']!r} "
+                               f"(known: {', '.join(rules.VARIANTS)})")
+    if isinstance(out["red"], bool) or out["red"] not in (0, 1):
+        raise PirateTableError(f"Bluffing Battles options: red is 0 or 1, got {out['red']!r}")
+    seed = out["seed"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+        raise PirateTableError(f"Bluffing Battles options: seed is a whole number or null, got {seed!r}")
+    return out
+
+
+class BattlesModel(TableModel):
+    """Bluffing Battles in the game-agnostic session: a round is one whole game (a :class:`BattleTable`);
+    the session's score sheet counts games won (1 for the winner, 0 for a tie)."""
+
+    spec_id = "bluffing-battles"
+
+    def __init__(self, players: Sequence[str], options: Any = None) -> None:
+        super().__init__(players, options)
+        if len(self.players) != 2:
+            raise PirateTableError("Bluffing Battles is for exactly two players")
+        self.options = options_of(options)
+        self.round: Optional[BattleTable] = None
+        self._last: Any = None
+
+    def options_json(self) -> dict[str, Any]:
+        return dict(self.options)
+
+    @property
+    def variant(self) -> rules.Variant:
+        return rules.VARIANTS[self.options["variant"]]
+
+    # ---- rounds (one round = one game)
+    def new_round(self, start: Any) -> None:
+        seed = self.options["seed"]
+        if seed is not None:
+            seed = (seed + start.number - 1) % 2**63  # every game of a demo session is shuffled anew
+        self.round = BattleTable(self.players, self.options["variant"], self.options["red"], seed=seed)
+
+    def apply(self, action: Any) -> None:
+        if self.round is None:
+            raise IllegalActionError("no game in play")
+        if isinstance(action, Reveal):
+            self.round.reveal(action.player, action.card)
+        elif isinstance(action, ConfirmReshuffle):
+            self.round.reshuffle(action.player)
+        else:
+            raise IllegalActionError(f"not a Bluffing Battles input: {action!r}")
+        self._last = action
+
+    def undo(self) -> Any:
+        if self.round is None or not self.round.can_undo:
+            raise IllegalActionError("nothing to undo")
+        last = self.round.inputs[-1]
+        self.round.undo()
+        return Reveal(last[1], last[2]) if last[0] == "reveal" else ConfirmReshuffle(last[1])
+
+    def can_undo(self) -> bool:
+        return self.round is not None and self.round.can_undo
+
+    @property
+    def moves(self) -> list[Any]:
+        if self.round is None:
+            return []
+        return [Reveal(i[1], i[2]) if i[0] == "reveal" else ConfirmReshuffle(i[1]) for i in self.round.inputs]
+
+    @property
+    def phase(self) -> str:
+        return self.round.phase if self.round is not None else ""
+
+    def round_over(self) -> bool:
+        return self.round is not None and self.round.over
+
+    def rule_round(self) -> dict[str, Any]:
+        if not self.round_over():
+            raise PirateTableError("the game is not over")
+        t = self.round
+        assert t is not None
+        s = t.state
+        w = s.winner_name()
+        return {
+            "game": "bluffing-battles",
+            "variant": t.variant.id,
+            "points": {p: int(p == w) for p in t.players},
+            "score": dict(zip(t.players, s.score())),
+            "winner": w,
+            "reason": s.reason,
+            "fights": len(s.fights),
+        }
+
+    # ---- the app
+    def screen(self) -> str:
+        return "battles_fight"
+
+    def describe(self, action: Any) -> str:
+        if self.round is None:
+            return ""
+        if action is self._last:
+            return self.round.event.text
+        return f"{action.player}'s {action.card}" if isinstance(action, Reveal) else f"{action.player}'s reshuffle"
+
+    def round_intro(self, number: int) -> str:
+        return f"Game {number}: {self.variant.summary}"
+
+    def history_line(self, r: dict[str, Any]) -> str:
+        score = " – ".join(f"{p} {n}" for p, n in r["score"].items())
+        who = "a tie" if r["winner"] == "tie" else f"{r['winner']} wins"
+        return f"Game {r.get('hand_no', '?')} ({r['variant']}): {who}, {score} after {r['fights']} fights."
+
+    # ---- resume
+    def round_json(self) -> Optional[dict[str, Any]]:
+        return None if self.round is None else json.loads(self.round.to_json())
+
+    def load_round(self, data: Optional[dict[str, Any]], start: Any) -> None:
+        if data is None:
+            self.round = None
+            return
+        try:
+            self.round = BattleTable.from_json(json.dumps(data))
+        except RecordError as exc:
+            raise PirateTableError(str(exc)) from None
+        if self.round.players != tuple(self.players):
+            raise PirateTableError("saved game: its players are not the session's")
