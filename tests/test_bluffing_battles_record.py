@@ -181,7 +181,7 @@ def bad_records():
          "piles.Ann[5]: 2S is there twice (also at [0])"),
         ("pile card not a card", m(lambda r: r["piles"]["Ben"].__setitem__(3, "1S")), None, "piles.Ben[3]: not a standard card"),
         ("pile card a number", m(lambda r: r["piles"]["Ben"].__setitem__(3, 10)), None, "piles.Ben[3]: a card is a string"),
-        ("one-deck both red", rec("one-deck", a=RED, b=RED), None, "piles.Ben[0]: 2H does not belong in this pile"),
+        ("one-deck both red", rec("one-deck", a=RED, b=RED), None, "piles: neither pile holds the black cards"),
         ("one-deck whole deck", rec("one-deck", a=DECK, b=BLACK), None, "piles.Ann"),
         ("one-deck mixed colours", rec("one-deck", a=RED[:-1] + ["2S"], b=BLACK[1:] + ["AD"]), None,
          "piles.Ann[25]: 2S does not belong"),

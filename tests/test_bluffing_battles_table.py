@@ -211,3 +211,46 @@ def test_setup_refuses_bad_players_and_variants():
         BattleTable(["Ann", "B\x00en"], "two-decks")
     with pytest.raises(IllegalActionError, match="unknown variant"):
         BattleTable(["Ann", "Ben"], "war")
+
+
+def test_the_session_runs_whole_games_and_resumes_them(tmp_path):
+    import random
+
+    from companion.errors import PirateTableError
+    from companion.games.bluffing_battles.table import ConfirmReshuffle, Reveal
+    from companion.session import TableSession
+
+    s = TableSession(["Ann", "Ben"], None, "bluffing-battles", {"variant": "one-deck-until-all", "seed": 49})
+    s.new_round()
+    assert s.model.screen() == "battles_fight" and not s.model.can_undo() and not s.uses_chips
+    rng = random.Random(49)
+    saved_mid = None
+    while not s.model.round_over():
+        t = s.model.round
+        if t.phase == rules.RESHUFFLE:
+            s.apply(ConfirmReshuffle())
+        else:
+            a, b = demo.choose(t.state, 0, rng), demo.choose(t.state, 1, rng)
+            s.apply(Reveal("Ann", str(a)))
+            if saved_mid is None:  # a game saved with one card of a fight in: resumes exactly
+                s.save(tmp_path / "s.json")
+                back = TableSession.load(tmp_path / "s.json")
+                assert back.to_dict() == s.to_dict() and back.model.round.pending == t.pending
+                saved_mid = True
+            s.apply(Reveal("Ben", str(b)))
+    assert s.model.describe(s.model.moves[-1]) == s.model.round.event.text
+    s.save(tmp_path / "s.json")
+    assert TableSession.load(tmp_path / "s.json").to_dict() == s.to_dict()
+    s.new_round()  # the finished game goes into the history; a new one is shuffled
+    (r,) = s.history
+    assert r["winner"] in ("Ann", "Ben") and r["points"] == {p: int(p == r["winner"]) for p in ("Ann", "Ben")}
+    assert s.totals() == r["points"] and s.history_lines()[0].startswith("Game 1 (one-deck-until-all): ")
+    assert s.model.round.known_piles != rules.shares("one-deck")  # seeded anew
+    with pytest.raises(PirateTableError, match="unknown option 'ante'"):
+        TableSession(["Ann", "Ben"], None, "bluffing-battles", {"ante": 1})
+    with pytest.raises(PirateTableError, match="red is 0 or 1, got True"):
+        TableSession(["Ann", "Ben"], None, "bluffing-battles", {"red": True})
+    with pytest.raises(PirateTableError, match="unknown variant"):
+        TableSession(["Ann", "Ben"], None, "bluffing-battles", {"variant": "three-decks"})
+    with pytest.raises(PirateTableError, match="2-2 players"):
+        TableSession(["Ann", "Ben", "Cy"], None, "bluffing-battles")

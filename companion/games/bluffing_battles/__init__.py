@@ -9,6 +9,7 @@ from companion.games.registry import GameSpec, register
 
 _HERE = Path(__file__).resolve().parent
 EXAMPLES = tuple(sorted((_HERE / "examples").glob("*.json")))
+REFUSED = tuple(sorted((_HERE / "examples" / "refused").glob("*.json")))
 
 
 def _rule_record(record):
@@ -26,6 +27,7 @@ SPEC = register(GameSpec(
     uses_chips=False,
     rule_record=_rule_record,
     examples=EXAMPLES,
+    refused_examples=REFUSED,
     table="companion.games.bluffing_battles.table:BattlesModel",
     screens=(
         "companion.games.bluffing_battles.ui.setup:BattlesSetupScreen",

@@ -84,8 +84,17 @@ def _piles(rec: dict[str, Any], players: tuple[str, str], variant: rules.Variant
         for p, pile in zip(players, piles):
             _whole_share(pile, a, f"piles.{p}", f"{variant.id} gives each player a whole 52-card deck")
         return piles
-    # either player may hold the red half: the one whose top card is red (the first player if neither is)
-    r = next((i for i, pile in enumerate(piles) if pile and pile[0].is_red), 0)
+    # either player may hold the red half: the one whose pile holds more red cards (on a tie, a red top card)
+    reds = [sum(c.is_red for c in pile) for pile in piles]
+    blacks = [len(pile) - n for pile, n in zip(piles, reds)]
+    for colour, counts in (("red", reds), ("black", blacks)):
+        if not any(counts):
+            raise RecordError(f"piles: neither pile holds the {colour} cards; {variant.id} gives one player the "
+                              f"26 red cards and the other the 26 black cards")
+    if reds[0] != reds[1]:
+        r = 0 if reds[0] > reds[1] else 1
+    else:
+        r = next((i for i, pile in enumerate(piles) if pile and pile[0].is_red), 0)
     for i, (p, pile) in enumerate(zip(players, piles)):
         share, colour = (a, "red") if i == r else (b, "black")
         _whole_share(pile, share, f"piles.{p}", f"{variant.id} gives one player the 26 red cards and the other "

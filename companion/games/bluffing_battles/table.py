@@ -415,7 +415,8 @@ class BattleTable:
         out: dict[str, list[Any]] = {}
         for p in (0, 1):
             out[f"in {self.players[p]}'s score pile"] = list(s.scores[p])
-            out[f"in the battle ({self.players[p]}'s)"] = list(s.pot[p])
+        out["in the battle on the table"] = list(s.pot[0]) + list(s.pot[1])
+        for p in (0, 1):
             if snap.pending[p] is not None:
                 out[f"just revealed by {self.players[p]}"] = [snap.pending[p]]
         return out
@@ -586,6 +587,7 @@ class BattlesModel(TableModel):
             raise IllegalActionError("nothing to undo")
         last = self.round.inputs[-1]
         self.round.undo()
+        self._last = None
         return Reveal(last[1], last[2]) if last[0] == "reveal" else ConfirmReshuffle(last[1])
 
     def can_undo(self) -> bool:
@@ -628,7 +630,7 @@ class BattlesModel(TableModel):
     def describe(self, action: Any) -> str:
         if self.round is None:
             return ""
-        if action is self._last:
+        if action == self._last:
             return self.round.event.text
         return f"{action.player}'s {action.card}" if isinstance(action, Reveal) else f"{action.player}'s reshuffle"
 
