@@ -8,7 +8,7 @@ import pytest
 from companion.decks.standard52 import StdCard
 from companion.errors import IllegalActionError
 from companion.games.bluffing_battles import rules
-from companion.games.bluffing_battles.rules import (OVER, RESHUFFLE, REVEAL, VARIANTS, Game, Play, Reshuffle,
+from companion.games.bluffing_battles.rules import (RESHUFFLE, REVEAL, VARIANTS, Game, Play, Reshuffle,
                                                     State)
 
 
