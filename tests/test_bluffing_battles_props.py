@@ -155,3 +155,39 @@ def test_undo_restores_every_state_exactly(variant, seed, undos):
             g.apply(a)
             trail.append(g.state)
             assert rules.conserved(g.state)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(VARIANTS, SEEDS, st.lists(st.tuples(st.integers(0, 1), st.integers(0, 51)), min_size=5, max_size=30))
+def test_a_table_with_unknown_piles_accepts_every_true_card_and_refusals_change_nothing(variant, seed, pokes):
+    """At a real table the piles are unknown: the table model must accept every card a real game reveals,
+    keep the same counts as the game with known piles, and a refused card (any face, any time) changes
+    nothing."""
+    from companion.errors import IllegalActionError
+    from companion.games.bluffing_battles.table import BattleTable
+
+    record, states = demo.play_game(variant, seed, max_plays=150)
+    red = 0 if record["piles"]["Ann"][0][-1] in "HD" else 1
+    t = BattleTable(record["players"], variant, red=red)
+    faces = rules.full_deck()
+    inputs = demo.table_inputs(record)
+    step = max(1, len(inputs) // len(pokes))
+    for k, (kind, player, *rest) in enumerate(inputs):
+        if k % step == 0 and pokes:
+            p, f = pokes.pop()
+            before = t.to_json()
+            try:
+                t.reveal(p, faces[f])
+            except IllegalActionError:
+                assert t.to_json() == before
+            else:
+                t.undo()
+                assert t.to_json() == before
+        if kind == "reveal":
+            t.reveal(player, rest[0])
+        else:
+            t.reshuffle(player)
+        assert rules.conserved(t.state)
+    end = states[-1]
+    assert t.counts()["score"] == end.score() and t.counts()["draw"] == tuple(len(x) for x in end.piles)
+    assert t.over == end.over
