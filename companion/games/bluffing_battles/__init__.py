@@ -5,17 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.games.bluffing_battles.record import rule_record
 from companion.games.registry import GameSpec, register
 
 _HERE = Path(__file__).resolve().parent
 EXAMPLES = tuple(sorted((_HERE / "examples").glob("*.json")))
 REFUSED = tuple(sorted((_HERE / "examples" / "refused").glob("*.json")))
-
-
-def _rule_record(record):
-    from companion.games.bluffing_battles.record import rule_record
-
-    return rule_record(record)
 
 
 SPEC = register(GameSpec(
@@ -25,7 +20,7 @@ SPEC = register(GameSpec(
     max_players=2,
     deck="standard52",
     uses_chips=False,
-    rule_record=_rule_record,
+    rule_record=rule_record,
     examples=EXAMPLES,
     refused_examples=REFUSED,
     table="companion.games.bluffing_battles.table:BattlesModel",
