@@ -369,3 +369,19 @@ def test_structure_is_checked_before_any_turn_is_ruled():
     # turn 0 breaks a rule, turn 1 is malformed: the malformed one is named (the whole record is validated first)
     with pytest.raises(RecordError, match=r"^turns\[1\]\.player: missing"):
         rule_record(rec(turns=[{"player": "Ann"}, {}]))
+
+
+def test_outcomes_example_worked_by_hand():
+    r = rule_record(json.loads((EXAMPLES / "outcomes.json").read_text()))
+    got = [(t["action"], t.get("outcome"), t["positions"]["Ann"], t["positions"]["Ben"], t["hand_sizes"]["Ann"],
+            t["hand_sizes"]["Ben"], t["pile"], t["board"]) for t in r["turns"]]
+    assert got == [
+        ("set", "wrongly_accused", 3, 0, 4, 5, 78, 3),   # Ben accuses an honest set; Ben already on the start
+        ("set", "trusted", 3, 5, 4, 2, 76, 8),           # a trusted bluff of 5 goes to the board
+        ("set", "caught", 3, 8, 6, 2, 74, 8),            # the set back to Ann's hand, Ben +3
+        ("draw", None, 3, 8, 6, 4, 72, 8),               # Ben 2 + 2 = 4 < 5: draw only
+        ("board", None, 3, 8, 8, 1, 72, 9),              # Ann (behind) boards Ben: pirate, +3; no draw
+        ("set", "wrongly_accused", 1, 11, 8, 0, 70, 12),  # Ben's whole hand (1 + 2 = 3); Ann back 2
+        ("discard", None, 1, 11, 9, 0, 68, 13),
+        ("draw", None, 1, 11, 9, 2, 66, 13),
+    ]
