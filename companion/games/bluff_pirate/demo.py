@@ -14,7 +14,6 @@ SEED = 7
 
 def steps(app, shot):
     rng = random.Random(SEED)
-    seen: set[str] = set()
 
     def setup():
         scr = app.screens["bp_setup"]
@@ -71,7 +70,6 @@ def steps(app, shot):
     def laying():
         def step():
             # open the set screen with a set entered, for its picture
-            t = app.session.model.round
             s = app.screens["bp_set"]
             app.go("bp_set")
             s.forget()
@@ -91,9 +89,10 @@ def steps(app, shot):
     def ready_vote():
         app.screens["bp_vote"].ready()
 
-    def seen_step(t):
-        seen.add(t.step)
-        return False
+    def aboard_back():
+        app.screens["bp_race"]._back()
+
+    wait = [lambda: None] * 5          # let an animation finish before its picture
 
     return [
         setup, lambda: None, shot("bp_setup"),
@@ -103,11 +102,11 @@ def steps(app, shot):
         play_until(lambda t: t.step == "votes"), lambda: None, shot("bp_vote_pass"),
         ready_vote, lambda: None, shot("bp_vote"),
         play_until(lambda t: t.step == "pick"), lambda: None, shot("bp_pick"),
-        play_until(lambda t: t.step != "pick"), lambda: None, lambda: None, shot("bp_reveal"),
+        play_until(lambda t: t.step != "pick"), *wait, shot("bp_reveal"),
         play_until(lambda t: t.step == "draw" and any(w is None for w in t.board_options().values())),
-        aboard_menu, lambda: None, shot("bp_aboard"), back_to_race,
-        play_until(lambda t: t.step == "land"), lambda: None, shot("bp_land"),
-        play_until(lambda t: False), lambda: None, shot("bp_over"),
+        aboard_menu, lambda: None, shot("bp_aboard"), aboard_back,
+        play_until(lambda t: t.step == "land"), *wait, shot("bp_land"),
+        play_until(lambda t: False), *wait, shot("bp_over"),
         lambda: app.go("bp_history"), lambda: None, shot("bp_history"),
     ]
 

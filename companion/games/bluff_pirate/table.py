@@ -138,6 +138,11 @@ class BluffPirateTable:
         return "draw" if s.phase == "start" else "choose"
 
     @property
+    def phase(self) -> str:
+        """The same as ``step`` (the session and the app read ``phase``)."""
+        return self.step
+
+    @property
     def history(self) -> list[str]:
         return [line for turn in self._lines for line in turn] + list(self._current_lines)
 

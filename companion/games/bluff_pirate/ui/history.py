@@ -15,5 +15,5 @@ class BluffPirateHistoryScreen(Screen):
         t = race_of(app)
         lines = t.history if t is not None else []
         past = app.session.history_lines() if getattr(app, "session", None) is not None and t is not None else []
-        head = ["Races finished:"] + past + [""] if past else []
-        self.ids.lines.text = "\n".join(head + ["This race:"] + (lines or ["(no turn yet)"]))
+        head = ["Races:"] + past + [""] if past else []
+        self.ids.lines.text = "\n".join(head + ["This race, latest first:"] + (lines[::-1] or ["(no turn yet)"]))

@@ -35,17 +35,25 @@ def race_of(app):
     return s.model.round
 
 
+def counter_tags(players):
+    """Two letters per counter: the name's first two, or its initial and seat when those clash."""
+    two = [p[:2] for p in players]
+    return {p: (t if two.count(t) == 1 else f"{p[0]}{k + 1}") for k, (p, t) in enumerate(zip(players, two))}
+
+
 class RaceBoard(Widget):
     """The board: squares 0..track-1 in a snake, two treasure islands at the end, a counter per player.
-    ``view`` is the race's public view; ``moves`` (player -> (from, to)) animate with ``t`` from 0 to 1."""
+    ``view`` is the race's public view; ``moves`` (player -> (from, to)) animate with ``progress`` from 0 to 1."""
 
     view = ObjectProperty(None, allownone=True)
-    t = NumericProperty(1.0)
+    progress = NumericProperty(1.0)
+    glow = NumericProperty(0.0)
+    glow_island = NumericProperty(-1)
 
     def __init__(self, **kw):
         super().__init__(**kw)
         self.moves = {}
-        self.bind(pos=self.redraw, size=self.redraw, view=self.redraw, t=self.redraw)
+        self.bind(pos=self.redraw, size=self.redraw, view=self.redraw, progress=self.redraw, glow=self.redraw)
 
     # geometry
     def _layout(self, track):
@@ -58,15 +66,20 @@ class RaceBoard(Widget):
         return cols, rows, cell, x0, y0
 
     def square_center(self, k, track):
+        """Laid out backwards from the islands: the last square is always bottom right, beside them."""
         cols, rows, cell, x0, y0 = self._layout(track)
-        r, c = divmod(int(k), cols)
-        if r % 2:
-            c = cols - 1 - c
-        return x0 + (c + 0.5) * cell, y0 - (r + 0.5) * cell
+        j = track - 1 - int(k)
+        r, c = divmod(j, cols)
+        c = cols - 1 - c if r % 2 == 0 else c
+        return x0 + (c + 0.5) * cell, y0 - (rows - 1 - r + 0.5) * cell
 
     def island_center(self, i):
+        cols, rows, cell, x0, y0 = self._layout(self.view["track"] if self.view else 30)
         cx = self.x + self.width * 0.90
-        return cx, self.y + self.height * (0.70 if i == 0 else 0.30)
+        bottom = y0 - rows * cell
+        if rows >= 3:
+            return cx, bottom + cell * (0.85 + 2.0 * (1 - i))
+        return cx, self.y + self.height * (0.72 - 0.44 * i)
 
     def spot(self, pos, player_index, track, islands, winner, name):
         """Where a counter at ``pos`` (float while animating) is drawn."""
@@ -76,11 +89,22 @@ class RaceBoard(Widget):
             elif "empty" in islands:
                 i = islands.index("empty")
             else:
-                i = 0
-            cx, cy = self.island_center(i)
+                i = None                  # landing now: between the two islands
+            if i is None:
+                (ax, ay), (bx, by) = self.island_center(0), self.island_center(1)
+                cx, cy = (ax + bx) / 2, (ay + by) / 2
+            else:
+                cx, cy = self.island_center(i)
+                cy -= min(self.width * 0.085, self._layout(track)[2] * 0.8) * 0.45   # below the token's words
         else:
-            a, b = math.floor(pos), min(math.floor(pos) + 1, track - 1)
-            (ax, ay), (bx, by) = self.square_center(a, track), self.square_center(b, track)
+            a = math.floor(pos)
+            ax, ay = self.square_center(a, track)
+            if a + 1 >= track:          # sailing from the last square onto an island
+                i = islands.index("treasure") if winner == name and "treasure" in islands else (
+                    islands.index("empty") if "empty" in islands else 0)
+                bx, by = self.island_center(i)
+            else:
+                bx, by = self.square_center(a + 1, track)
             f = pos - a
             cx, cy = ax + (bx - ax) * f, ay + (by - ay) * f
         _, _, cell, _, _ = self._layout(track)
@@ -122,7 +146,7 @@ class RaceBoard(Widget):
             # the two treasure islands
             for i in range(2):
                 cx, cy = self.island_center(i)
-                r = min(self.width * 0.085, self.height * 0.17)
+                r = min(self.width * 0.085, cell * 0.8) * (1 + 0.25 * self.glow * (i == self.glow_island))
                 state = islands[i]
                 Color(*{"unknown": (0.85, 0.75, 0.45, 1), "empty": (0.55, 0.55, 0.55, 1),
                         "treasure": (0.98, 0.78, 0.25, 1)}[state])
@@ -134,11 +158,12 @@ class RaceBoard(Widget):
                            (0.45, 0.1, 0.05, 1) if state == "treasure" else (0.15, 0.15, 0.1, 1), bold=True)
             # counters
             rad = max(dp(7), cell * 0.2)
+            tags = counter_tags(players)
             for k, p in enumerate(players):
                 pos = v["positions"][p]
                 if p in self.moves:
                     a, b = self.moves[p]
-                    pos = a + (b - a) * self.t
+                    pos = a + (b - a) * self.progress
                 x, y = self.spot(pos, k, track, islands, winner, p)
                 Color(0, 0, 0, 0.5)
                 Ellipse(pos=(x - rad + dp(1.5), y - rad - dp(1.5)), size=(2 * rad, 2 * rad))
@@ -146,7 +171,7 @@ class RaceBoard(Widget):
                 Ellipse(pos=(x - rad, y - rad), size=(2 * rad, 2 * rad))
                 Color(0.1, 0.1, 0.1, 1)
                 Line(circle=(x, y, rad), width=dp(1.2) if p != v["current"] else dp(2.5))
-                self._text(p[:2], x, y, max(sp(10), rad * 0.9), (0.05, 0.05, 0.05, 1), bold=True)
+                self._text(tags[p], x, y, max(sp(10), rad * 0.9), (0.05, 0.05, 0.05, 1), bold=True)
 
     def _text(self, text, cx, cy, size, color, bold=False):
         lab = CoreLabel(text=text, font_size=size, bold=bold)
@@ -158,11 +183,18 @@ class RaceBoard(Widget):
     def animate(self, moves):
         """Slide the counters in ``moves`` (player -> (from, to)) to their new squares."""
         self.moves = dict(moves)
-        Animation.cancel_all(self, "t")
-        self.t = 0.0
-        anim = Animation(t=1.0, duration=0.9, transition="out_quad")
+        Animation.cancel_all(self, "progress")
+        self.progress = 0.0
+        anim = Animation(progress=1.0, duration=0.9, transition="out_quad")
         anim.bind(on_complete=lambda *_: self._done())
         anim.start(self)
+
+    def flash_island(self, i):
+        """The token on island ``i`` was turned over: the island swells and settles."""
+        self.glow_island = i
+        Animation.cancel_all(self, "glow")
+        self.glow = 0.0
+        (Animation(glow=1.0, duration=0.35) + Animation(glow=0.0, duration=0.6)).start(self)
 
     def _done(self):
         self.moves = {}
@@ -174,6 +206,7 @@ class BluffPirateRaceScreen(Screen):
 
     mode = None         # None | "board" (choosing a target) | "discard" (choosing the card)
     _shown_reveal = None
+    _islands = None
 
     def refresh(self):
         app = _app()
@@ -198,7 +231,8 @@ class BluffPirateRaceScreen(Screen):
             lead = " (lead)" if p in v["leaders"] and len(v["leaders"]) < len(v["players"]) else ""
             self.ids.players.add_widget(_lab(p + lead, "19sp", bold=p == me, color=PALETTE[k % len(PALETTE)]))
             self.ids.players.add_widget(_lab(f"square {v['positions'][p]}", "18sp"))
-            self.ids.players.add_widget(_lab(f"{v['hand_sizes'][p]} cards", "18sp"))
+            n = v["hand_sizes"][p]
+            self.ids.players.add_widget(_lab(f"{n} card{'' if n == 1 else 's'}", "18sp"))
         self.ids.undo.disabled = not v["can_undo"]
         self._reveal(t)
         step = v["step"]
@@ -212,7 +246,7 @@ class BluffPirateRaceScreen(Screen):
             if self.mode == "board":
                 self.ids.guide.text = f"All aboard! {me} plays a pirate card and takes 3 cards from a player ahead:"
                 for p, why in v["board_options"].items():
-                    b = self._button(f"Board {p}" if why is None else f"{p}: {why}", f"bp:board:{p}",
+                    b = self._button(f"Board {p}" if why is None else why, f"bp:board:{p}",
                                      lambda p=p: self._board(p), (0.55, 0.25, 0.15, 1))
                     b.disabled = why is not None
                     box.add_widget(b)
@@ -249,17 +283,22 @@ class BluffPirateRaceScreen(Screen):
             box.add_widget(self._button("Keep the cards", "bp:keep", lambda: app.act(Intent("keep"))))
 
     def _reveal(self, t):
+        lines = t.history[-1:]
+        self.ids.reveal.text = lines[0] if lines else \
+            "The race begins: the app has hidden the treasure on one of the two islands."
         r = t.last_reveal
-        lines = t.history[-3:] if t.history else []
         if r is not None and r is not self._shown_reveal:
             self._shown_reveal = r
-            self.ids.reveal.text = r.words
             self.ids.reveal.opacity = 0
             Animation(opacity=1, duration=0.5).start(self.ids.reveal)
             if r.moves:
                 self.ids.board.animate(r.moves)
-        elif r is None:
-            self.ids.reveal.text = lines[-1] if lines else "The race begins: the treasure is hidden on one island."
+        isl = tuple(t.islands_view())
+        if self._islands is not None and isl != self._islands and len(isl) == len(self._islands):
+            for i, (was, now) in enumerate(zip(self._islands, isl)):
+                if was != now:
+                    self.ids.board.flash_island(i)
+        self._islands = isl
 
     def _button(self, text, tag, fn, bg=(0.20, 0.32, 0.36, 1)):
         b = FlatButton(text=text, tag=tag, bg=bg, size_hint_y=None, height=dp(56), font_size="20sp")

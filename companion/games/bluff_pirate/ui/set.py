@@ -39,7 +39,11 @@ class BluffPirateSetScreen(Screen):
             self.forget()
             self.ids.title.text = "No set to lay now."
             self.ids.lay.disabled = True
+            for b in self.ids.claims.children + self.ids.hides.children:
+                b.disabled = True
             return
+        for b in self.ids.claims.children:
+            b.disabled = False
         me = t.current
         hand = t.state.hand(me)
         self.ids.title.text = f"Only {me} looks: lay a set ({hand} cards in hand)"

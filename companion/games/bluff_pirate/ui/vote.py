@@ -28,6 +28,7 @@ class BluffPirateVoteScreen(Screen):
             self.ids.claim.text = ""
             self._show(False)
             self.ids.ready.disabled = True
+            self.ids.ready.opacity = 0
             return
         v = t.public_view()["set"]
         self.ids.claim.text = (f"{v['setter']} laid {v['size']} cards: {len(v['visible'])} {v['visible'][0]} face up,"
