@@ -135,6 +135,10 @@ class BluffPirateModel(TableModel):
         hist = self.round.history
         return hist[-1] if hist else ""
 
+    def round_intro(self, number: int) -> str:
+        first = self.round.current if self.round is not None else self.players[0]
+        return f"Race {number}: the treasure is hidden. {first} starts."
+
     def history_line(self, ruling: dict[str, Any]) -> str:
         isl = ruling.get("islands", [])
         where = next((f"island {k + 1}" for k, v in enumerate(isl) if v == "treasure"), "an island")
