@@ -273,7 +273,7 @@ class BluffPirateTable:
         if why:
             raise IllegalActionError(why)
         hidden_round = SecretRound("hidden cards", (me,))
-        hidden_round.submit(me, hidden)
+        hidden_round.submit(me, list(hidden))   # JSON-shaped, so a resumed session is equal
         votes = {v: SecretRound("vote", (v,), choices=R.VOTES) for v in self.voters()}
         self.pending = PendingSet(me, visible, len(hidden), hidden_round, votes)
         n = len(visible) + len(hidden)
