@@ -278,3 +278,13 @@ def test_demo_plays_whole_games_and_the_export_rules_the_same():
         assert r["positions"] == t.state.positions_map() and r["hand_sizes"] == t.state.hands_map()
         u = BluffPirateTable.from_json(json.loads(json.dumps(t.to_json())))
         assert u.public_view() == t.public_view()
+
+
+def test_a_saved_dict_never_changes_after_later_actions():
+    t = BluffPirateTable(["Ann", "Ben"], seed=2)
+    t.draw()
+    saved = t.to_json()
+    frozen = json.dumps(saved, sort_keys=True)
+    t.discard("hat")
+    t.draw()
+    assert json.dumps(saved, sort_keys=True) == frozen

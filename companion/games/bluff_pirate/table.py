@@ -402,8 +402,8 @@ class BluffPirateTable:
             "treasure": self._treasure,
             "turns": [[_action_json(a) for a in t] for t in self._turns],
             "current": [_action_json(a) for a in self._current],
-            "lines": self._lines,
-            "current_lines": self._current_lines,
+            "lines": [list(x) for x in self._lines],          # copies: the saved dict never changes later
+            "current_lines": list(self._current_lines),
             "pending": None if p is None else {
                 "setter": p.setter, "visible": list(p.visible), "hidden_count": p.hidden_count,
                 "hidden": p.hidden.to_json(), "votes": {v: r.to_json() for v, r in p.votes.items()}},
