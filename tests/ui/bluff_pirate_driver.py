@@ -76,10 +76,17 @@ def lay_by_touch(app, claim, shown, hidden):
 
 
 def mode_touch(app, out):
-    # set-up by touch: the names come from the start screen; the setup screen rotates and starts
-    st = app.screens["bp_setup"]
-    st.setup(["Cy", "Ann", "Ben"])
-    app.go("bp_setup")
+    # set-up by touch: the start screen (game, count, names), then the game's own setup screen
+    tap(app.root_widget.ids.nav_start)
+    on(app, "start")
+    tap_tag(app, "game:bluff-pirate")
+    start = screen(app)
+    tap(next(b for b in start.ids.count_row.children if b.text == "3 players"))
+    for t, name in zip(start.name_inputs, ["Cy", "Ann", "Ben"]):
+        t.text = name
+    tap_text(app, text="Start a new session")
+    on(app, "bp_setup")
+    st = screen(app)
     tap_tag(app, "bp:first:Ann")                         # the youngest starts: Ann, Ben, Cy
     minus = next(w for w in st.ids.track.children if getattr(w, "text", None) == "-")
     for _ in range(22):
