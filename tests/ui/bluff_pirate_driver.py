@@ -227,6 +227,13 @@ def mode_secrets(app, out, variant):
     snap("landed")
     out["winner"] = app.session.model.round.state.winner
     out["islands"] = app.session.model.round.islands_view()
+    # what the app wrote besides its saved session (which may hold secrets, for resume): Kivy's log, settings
+    written = {}
+    for base in (Path(os.environ["KIVY_HOME"]), Path(os.environ["PIRATE_TABLE_DATA"])):
+        for f in base.rglob("*"):
+            if f.is_file() and f.name != "session.json" and f.suffix in (".txt", ".log", ".ini", ".csv", ".json"):
+                written[str(f)] = f.read_text(errors="replace")
+    out["written"] = written
 
 
 def mode_kill(app, out):

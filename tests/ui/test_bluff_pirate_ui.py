@@ -80,6 +80,11 @@ def test_no_secret_in_the_rendered_widget_tree_before_its_reveal(tmp_path):
     assert a["winner"] == "Ann" and a["islands"] == ["treasure", "unknown"]
     assert b["winner"] is None and b["islands"] == ["empty", "unknown"]
     assert la != lb
+    # no log line or other file the app wrote holds a face-down card (the saved session may, for resume)
+    for run, hidden in ((a, ("sword", "parrot")), (b, ("barrel", "anchor"))):
+        assert run["written"], "no log found"
+        for path, text in run["written"].items():
+            assert not any(h in text for h in hidden), path
 
 
 def test_resume_after_the_app_is_killed_mid_vote(tmp_path):
