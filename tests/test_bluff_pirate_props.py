@@ -115,3 +115,70 @@ def test_referee_rules_random_legal_records_like_the_rules(seed, n, turns):
         assert t["pile"] + t["board"] + sum(t["hand_sizes"].values()) == 90
         assert min(t["positions"].values()) >= 0
     assert len(r["turns"]) == turns
+
+
+def oracle(rec):
+    """A second, independent reading of the contract (plain counts, no rules.py), for differential testing."""
+    players, track = rec["players"], rec.get("track", 30)
+    pos = {p: 0 for p in players}
+    hand = {p: 5 for p in players}
+    pile, board = 90 - 5 * len(players), 0
+    out = []
+    for t in rec["turns"]:
+        me = t["player"]
+        row = {"player": me}
+        if "board" in t:
+            tgt = t["board"]
+            assert pos[tgt] > pos[me] and pos[me] < max(pos.values()) and hand[me] >= 1
+            hand[me] -= 1
+            board += 1
+            k = min(3, hand[tgt])
+            hand[tgt] -= k
+            hand[me] += k
+            row["action"] = "board"
+        else:
+            for _ in range(2):
+                if pile == 0:
+                    pile, board = board, 0
+                if pile:
+                    pile -= 1
+                    hand[me] += 1
+            if "set" in t:
+                vis, hid = t["set"]["visible"], t["set"]["hidden"]
+                size = len(vis) + len(hid)
+                assert size <= hand[me]
+                bluff = any(c != vis[0] for c in hid)
+                v = t["voter"]
+                if t["vote"] == "not bluffing":
+                    outcome = "trusted"
+                else:
+                    outcome = "caught" if bluff else "wrongly_accused"
+                if outcome == "caught":
+                    pos[v] = min(track, pos[v] + size)
+                else:
+                    pos[me] = min(track, pos[me] + size)
+                    hand[me] -= size
+                    board += size
+                    if outcome == "wrongly_accused":
+                        pos[v] = max(0, pos[v] - 2)
+                row.update(action="set", bluff=bluff, outcome=outcome)
+            elif "discard" in t:
+                assert hand[me] >= 5
+                hand[me] -= 1
+                board += 1
+                row["action"] = "discard"
+            else:
+                assert hand[me] < 5
+                row["action"] = "draw"
+        row.update(positions=dict(pos), hand_sizes=dict(hand))
+        out.append(row)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 5), turns=st.integers(0, 150))
+def test_referee_agrees_with_an_independent_oracle(seed, n, turns):
+    rec, _ = _record_turns(seed, n, turns)
+    got = [{k: t[k] for k in ("player", "action", "bluff", "outcome", "positions", "hand_sizes") if k in t}
+           for t in rule_record(rec)["turns"]]
+    assert got == oracle(rec)
