@@ -101,6 +101,19 @@ def mode_touch(app, out):
     out["aboard_at_start"] = find(race, tag="bp:aboard").disabled
     tap_tag(app, "bp:draw")
     out["after_draw"] = race.ids.counts.text
+    # an illegal set (2 cards) is refused with the rules' reason and changes nothing
+    before = json.dumps(app.session.to_dict(), sort_keys=True)
+    tap_tag(app, "bp:set")
+    on(app, "bp_set")
+    tap_tag(app, "bp:claim:hat")
+    tap_tag(app, "bp:hide:sword")
+    out["set_reason"] = screen(app).ids.reason.text
+    tap_tag(app, "bp:set:lay")
+    out["illegal_set_status"] = app.status_text
+    out["illegal_set_screen"] = screen(app).name
+    out["illegal_set_changed"] = json.dumps(app.session.to_dict(), sort_keys=True) != before
+    tap_tag(app, "bp:set:back")
+    on(app, "bp_race")
     lay_by_touch(app, "hat", 2, ["hat"])
     vote_by_touch(app, "Ben", True)
     # the screen blanks for the next voter: the previous vote is not on it

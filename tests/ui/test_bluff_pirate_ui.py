@@ -39,6 +39,8 @@ def test_a_race_by_touch_set_up_turn_votes_aboard_undo_to_the_treasure(tmp_path)
     assert r["order"] == ["Ann", "Ben", "Cy"] and r["track"] == 8 == r["track_after_taps"]
     assert r["aboard_at_start"] is True                       # nobody ahead: All aboard is not offered
     assert r["after_draw"].startswith("Pile 73 ")             # 90 - 15 - 2
+    assert r["set_reason"] == r["illegal_set_status"] == "a set is 3, 4 or 5 cards, not 2"
+    assert r["illegal_set_screen"] == "bp_set" and r["illegal_set_changed"] is False
     assert r["blank_after_vote"] == ["Pass the tablet to Cy", 0, 0]
     assert r["setter_vote_status"] == "Ann laid the set and does not vote" and r["setter_vote_changed"] is False
     assert r["reveal_words"].startswith("Cy voted not bluffing. Ann was honest (hidden: hat). Trusted: Ann moves 3")

@@ -10,6 +10,7 @@ from kivy.uix.screenmanager import Screen
 from companion.errors import PirateTableError
 from companion.games.bluff_pirate.deck import KINDS
 from companion.games.bluff_pirate.model import Intent
+from companion.games.bluff_pirate.rules import NOT_BLUFFING, LaySet, why_illegal
 from companion.games.bluff_pirate.ui.race import race_of
 from companion.ui.widgets import FlatButton, FlatToggle
 
@@ -57,7 +58,15 @@ class BluffPirateSetScreen(Screen):
                                  + (", ".join(self.hidden) or "none yet") + f"    Set of {n}")
         for b in self.ids.hides.children:
             b.disabled = n >= 5
-        self.ids.lay.disabled = self.claim is None or not 3 <= n <= 5 or n > hand
+        self.ids.reason.text = self.why_not(t) or ""
+        self.ids.lay.disabled = False                # an illegal set is refused with the rules' reason
+
+    def why_not(self, t):
+        """The rules' reason this set cannot be laid (None when it can): one truth, rules.py."""
+        if self.claim is None:
+            return "Choose the accessory shown face up."
+        probe = LaySet((self.claim,) * self.shown, tuple(self.hidden), t.voters()[0], NOT_BLUFFING)
+        return why_illegal(t.state, probe)
 
     def _claim(self, k):
         self.claim = k
@@ -98,6 +107,7 @@ class BluffPirateSetScreen(Screen):
         """Drop what was entered (the hidden cards never stay on a screen)."""
         self.claim, self.shown, self.hidden = None, 1, []
         self.ids.summary.text = ""
+        self.ids.reason.text = ""
         for b in self.ids.claims.children:
             b.state = "normal"
 
