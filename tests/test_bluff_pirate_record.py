@@ -269,7 +269,7 @@ BAD = [
     ("twice", {"players": ["Ann", "Ann"]}, None, "players: 'Ann' is listed twice"),
     ("number name", {"players": ["Ann", 7]}, None, "players[1]: a player name is a string"),
     ("empty name", {"players": ["Ann", " "]}, None, "players[1]: a player name cannot be empty"),
-    ("control char", {"players": ["Ann", "B\u0007n"]}, None, "players[1]: player name 'B\\x07n' holds a control character"),
+    ("control char", {"players": ["Ann", "B\u0007n"]}, None, "players[1]: player name 'B\\x07n' holds a control or invisible character"),
     ("players missing", {"players": None}, None, "players: missing"),
     ("track bool", {"track": True}, None, "track: expected a whole number"),
     ("track float", {"track": 30.0}, None, "track: expected a whole number"),

@@ -37,7 +37,7 @@ def test_apply_refuses_and_never_changes_the_state():
     for a, msg in [(R.Board("B"), "only possible before drawing"), (honest(3, "A"), "cannot be the voter"),
                    (honest(3, "Zed"), "unknown voter"), (honest(3, "B", "maybe"), "'bluffing' or 'not bluffing'"),
                    (R.LaySet(("hat", "map"), ("hat",), "B", R.BLUFFING), "must all be the same"),
-                   (R.Discard("\x1b"), "control character")]:
+                   (R.Discard("\x1b"), "control or invisible character")]:
         with pytest.raises(IllegalActionError, match=msg):
             R.apply(d, a)
 

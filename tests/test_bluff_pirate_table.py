@@ -38,7 +38,7 @@ def test_set_up_players_track_and_treasure_from_a_seed():
     assert treasures == {0, 1}
     assert BluffPirateTable(["A", "B"], seed=7)._treasure == BluffPirateTable(["A", "B"], seed=7)._treasure
     for bad, msg in [(["A"], "2-5 players"), (list("ABCDEF"), "2-5 players"), (["A", "A"], "distinct"),
-                     (["A", ""], "cannot be empty"), (["A", "B\x00"], "control character")]:
+                     (["A", ""], "cannot be empty"), (["A", "B\x00"], "control or invisible character")]:
         with pytest.raises(IllegalActionError, match=msg):
             BluffPirateTable(bad)
     for track in (0, -3, 1001, True, 2.5):

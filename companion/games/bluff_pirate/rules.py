@@ -60,7 +60,9 @@ MAX_NAME = 40
 def name_problem(v: object, what: str = "name") -> str | None:
     """Why ``v`` is not an acceptable player or card name (None when it is)."""
     if not isinstance(v, str):
-        return f"a {what} is a string, got {type(v).__name__}"
+        kind = {type(None): "null", bool: "true/false", int: "a number", float: "a number", list: "a list",
+                dict: "an object"}.get(type(v), type(v).__name__)
+        return f"a {what} is a string, got {kind}"
     if not v.strip():
         return f"a {what} cannot be empty"
     if v != v.strip():
@@ -68,7 +70,7 @@ def name_problem(v: object, what: str = "name") -> str | None:
     if len(v) > MAX_NAME:
         return f"{what} {v[:20]!r}... is longer than {MAX_NAME} characters"
     if any(not c.isprintable() for c in v):
-        return f"{what} {v!r} holds a control character"
+        return f"{what} {v!r} holds a control or invisible character"
     return None
 
 
