@@ -46,6 +46,10 @@ class GameSpec:
     - ``table``: the game's :class:`TableModel` subclass, or ``"module:Class"`` (imported when first needed).
     - ``screens``: ``"module:Class"`` of the game's Kivy screens; a ``.kv`` file with the module's name beside
       the module is loaded first. Imported only by the UI.
+    - ``intents``: ``"module:Class"``; ``Class(app)`` is made once when the app builds; its public methods
+      answer as the app's own while a session of this game is on (``app.bid(...)``). UI only.
+    - ``nav``: ``(("Coach", "coach"),)``: nav-bar buttons (label, screen name) the game adds after "Ledger";
+      a button is enabled while its screen's ``allowed()`` says so.
     - ``setup_screen``: the name of the screen the start screen opens to set up a new session of this game
       (players, seats, options); None: the start screen's own form (players, buy-in, ``start_options``).
     - ``start_options``: which of the start screen's variant controls apply to this game (``"ante"``,
@@ -83,6 +87,8 @@ class GameSpec:
     refused_examples: tuple[Path, ...] = ()
     pot_carry_at: str = "pot_carry"
     reads_rule: str | None = None
+    intents: str | None = None
+    nav: tuple[tuple[str, str], ...] = ()
 
     def demo_record(self) -> dict[str, Any]:
         if not self.examples:

@@ -164,5 +164,4 @@ def test_every_screen_renders(spec, tmp_path):
         data = (tmp_path / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5_000, name
     if spec.screens:
-        assert res["model_screen"] in set(res["screens"]) | {"deal", "bid", "showdown", "ruling"}, \
-            "the table model names one of the game's screens"
+        assert res["model_screen"] in res["screens"], "the table model names one of the game's screens"

@@ -23,7 +23,10 @@ SPEC = register(GameSpec(
     rule_record=rule_record,
     examples=(HERE / "examples" / "rulebook.json",),
     table="companion.games.pirates_bluff.table:PiratesBluffTable",
-    screens=(),
+    screens=tuple(f"companion.games.pirates_bluff.ui.{m}" for m in (
+        "deal:DealScreen", "bid:BidScreen", "showdown:ShowdownScreen", "ruling:RulingScreen", "coach:CoachScreen")),
+    intents="companion.games.pirates_bluff.ui.intents:PiratesBluffIntents",
+    nav=(("Coach", "coach"),),
     demo="companion.games.pirates_bluff.demo:steps",
     start_options=("ante", "window_ms", "super_wilds", "cyclone"),
     odds="companion.games.pirates_bluff.odds",
