@@ -97,3 +97,24 @@ def test_resume_after_the_app_is_killed_mid_vote(tmp_path):
     assert r["state"] == k["state"] and r["view"] == k["view"]
     assert r["title"] == "Pass the tablet to Cy"             # Ben's vote is in, and not shown
     assert r["positions"] == {"Ann": 4, "Ben": 0, "Cy": 0}
+
+
+def test_demo_mode_plays_a_whole_race_with_a_picture_of_every_screen(tmp_path):
+    if not os.environ.get("DISPLAY"):
+        pytest.fail("no display: run the UI tests under Xvfb (xvfb-run -a ...)")
+    shots = tmp_path / "shots"
+    p = subprocess.run([sys.executable, "-m", "companion", "app", "--demo", "--game", "bluff-pirate",
+                        "--screenshot", str(shots)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "KIVY_NO_ARGS": "1", "KIVY_NO_CONSOLELOG": "1",
+                            "KIVY_HOME": str(tmp_path / "kivy"), "PIRATE_TABLE_DATA": str(tmp_path / "data")})
+    assert p.returncode == 0, p.stderr[-3000:]
+    names = {f.stem for f in shots.glob("bp_*.png")}
+    assert names == {"bp_setup", "bp_race_start", "bp_set", "bp_vote_pass", "bp_vote", "bp_pick", "bp_reveal",
+                     "bp_aboard", "bp_land", "bp_empty_island", "bp_over", "bp_history"}
+    saved = json.loads((tmp_path / "data" / "session.json").read_text())
+    race = saved["table"]["round"]
+    assert saved["game"] == "bluff-pirate" and race["turns"]
+    from companion.games.bluff_pirate.table import BluffPirateTable
+
+    t = BluffPirateTable.from_json(race)
+    assert t.step == "over" and t.state.winner and t.islands_view().count("treasure") == 1

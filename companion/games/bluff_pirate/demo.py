@@ -23,16 +23,17 @@ def steps(app, shot):
     def start():
         app.new_session(players=PLAYERS, game="bluff-pirate", options={"track": 30, "seed": SEED})
 
-    def play_until(cond, limit=4000):
-        """A step that plays one intent per call through the screens until ``cond()``."""
+    def play_until(cond, per_step=1, limit=4000):
+        """A step that plays ``per_step`` intents per call through the screens until ``cond()``."""
         count = [0]
 
         def step():
-            t = app.session.model.round
-            if cond(t) or t.step == "over" or count[0] >= limit:
-                return False
-            count[0] += 1
-            play_one(t)
+            for _ in range(per_step):
+                t = app.session.model.round
+                if cond(t) or t.step == "over" or count[0] >= limit:
+                    return False
+                count[0] += 1
+                play_one(t)
             return True
         return step
 
@@ -103,11 +104,11 @@ def steps(app, shot):
         ready_vote, lambda: None, shot("bp_vote"),
         play_until(lambda t: t.step == "pick"), lambda: None, shot("bp_pick"),
         play_until(lambda t: t.step != "pick"), *wait, shot("bp_reveal"),
-        play_until(lambda t: t.step == "draw" and any(w is None for w in t.board_options().values())),
+        play_until(lambda t: t.step == "draw" and any(w is None for w in t.board_options().values()), 3),
         aboard_menu, lambda: None, shot("bp_aboard"), aboard_back,
-        play_until(lambda t: t.step == "land"), *wait, shot("bp_land"),
+        play_until(lambda t: t.step == "land", 4), *wait, shot("bp_land"),
         play_until(lambda t: t.step != "land"), *wait, shot("bp_empty_island"),
-        play_until(lambda t: False), *wait, shot("bp_over"),
+        play_until(lambda t: False, 4), *wait, shot("bp_over"),
         lambda: app.go("bp_history"), lambda: None, shot("bp_history"),
     ]
 
