@@ -81,6 +81,10 @@ class RaceBoard(Widget):
             return cx, bottom + cell * (0.85 + 2.0 * (1 - i))
         return cx, self.y + self.height * (0.72 - 0.44 * i)
 
+    @staticmethod
+    def counter_radius(cell):
+        return min(max(dp(11), cell * 0.17), dp(22))
+
     def spot(self, pos, player_index, track, islands, winner, name):
         """Where a counter at ``pos`` (float while animating) is drawn."""
         if pos >= track:
@@ -108,7 +112,7 @@ class RaceBoard(Widget):
             f = pos - a
             cx, cy = ax + (bx - ax) * f, ay + (by - ay) * f
         _, _, cell, _, _ = self._layout(track)
-        off = cell * 0.22
+        off = max(cell * 0.24, self.counter_radius(cell) * 1.05)
         dx, dy = [(-off, off), (off, off), (-off, -off), (off, -off), (0, 0)][player_index % 5]
         return cx + dx, cy + dy
 
@@ -141,7 +145,7 @@ class RaceBoard(Widget):
                 Color(*((0.93, 0.86, 0.66, 1) if k else (0.70, 0.85, 0.70, 1)))
                 RoundedRectangle(pos=(cx - s / 2, cy - s / 2), size=(s, s), radius=[s * 0.15])
                 if k % 5 == 0 or k == track - 1:
-                    self._text("START" if k == 0 else str(k), cx, cy - s * 0.33, max(sp(9), cell * 0.18),
+                    self._text("START" if k == 0 else str(k), cx, cy - s * 0.33, max(sp(9), min(cell * 0.18, sp(15))),
                                (0.35, 0.28, 0.18, 1))
             # the two treasure islands
             for i in range(2):
@@ -157,7 +161,7 @@ class RaceBoard(Widget):
                 self._text(ISLAND_TEXT[state], cx, cy - r * 0.1, sp(17 if state == "treasure" else 20),
                            (0.45, 0.1, 0.05, 1) if state == "treasure" else (0.15, 0.15, 0.1, 1), bold=True)
             # counters
-            rad = max(dp(7), cell * 0.2)
+            rad = self.counter_radius(cell)
             tags = counter_tags(players)
             for k, p in enumerate(players):
                 pos = v["positions"][p]
@@ -171,7 +175,7 @@ class RaceBoard(Widget):
                 Ellipse(pos=(x - rad, y - rad), size=(2 * rad, 2 * rad))
                 Color(0.1, 0.1, 0.1, 1)
                 Line(circle=(x, y, rad), width=dp(1.2) if p != v["current"] else dp(2.5))
-                self._text(tags[p], x, y, max(sp(10), rad * 0.9), (0.05, 0.05, 0.05, 1), bold=True)
+                self._text(tags[p], x, y, rad * 0.95, (0.05, 0.05, 0.05, 1), bold=True)
 
     def _text(self, text, cx, cy, size, color, bold=False):
         lab = CoreLabel(text=text, font_size=size, bold=bold)
