@@ -1,0 +1,30 @@
+"""Pirate Whist: Oh Hell with spades always trump, scored 10 + tricks for an exact bid, minus the miss otherwise.
+
+One package: the pure rules (:mod:`.rules`), the record format and referee (:mod:`.record`), the table model
+for the app (:mod:`.table`, no Kivy) and example records (``examples/``). Registered once, here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from companion.games.pirate_whist.record import GAME_ID, rule_record
+from companion.games.pirate_whist.rules import MAX_PLAYERS, MIN_PLAYERS
+from companion.games.registry import GameSpec, register
+
+_EXAMPLES = Path(__file__).resolve().parent / "examples"
+
+SPEC = register(GameSpec(
+    id=GAME_ID,
+    title="Pirate Whist",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    deck="standard52",
+    uses_chips=False,
+    rule_record=rule_record,
+    examples=(
+        _EXAMPLES / "contract-example.json",
+    ),
+    summary="Bid the exact number of tricks you will take; spades are always trump. Hand sizes go "
+            "max..1..max; 10 + tricks for an exact bid, minus the miss otherwise.",
+))
