@@ -24,6 +24,9 @@ SPEC = register(GameSpec(
     rule_record=rule_record,
     examples=(
         _EXAMPLES / "contract-example.json",
+        _EXAMPLES / "two-players-complete.json",
+        _EXAMPLES / "five-players-trick-by-trick.json",
+        _EXAMPLES / "three-players-tied-captains.json",
     ),
     summary="Bid the exact number of tricks you will take; spades are always trump. Hand sizes go "
             "max..1..max; 10 + tricks for an exact bid, minus the miss otherwise.",
