@@ -196,7 +196,15 @@ class Counts:
         return cls(tuple(won.items()))
 
 
-Action = Union[Bid, Deal, PlayCard, TakeTrick, Counts]
+@dataclass(frozen=True)
+class EditRound:
+    """Replay a finished round ``index`` (0-based) from scratch with ``actions`` (a correction at the table)."""
+
+    index: int
+    actions: tuple[Any, ...]
+
+
+Action = Union[Bid, Deal, PlayCard, TakeTrick, Counts, EditRound]
 
 
 # ------------------------------------------------------------------------------------------------ state
@@ -394,9 +402,15 @@ def _whole(v: Any, what: str) -> int:
 def apply(state: State, action: Action) -> State:
     """The state after ``action``; IllegalActionError (and ``state`` unchanged; it is immutable) otherwise."""
     r = state.round
-    if r is None:
+    if r is None and not isinstance(action, EditRound):
         raise IllegalActionError("the game is over: every round of the plan has been played")
     players = state.setup.players
+    if isinstance(action, EditRound):
+        if isinstance(action.index, bool) or not isinstance(action.index, int) \
+                or not 0 <= action.index < len(state.done):
+            raise IllegalActionError(f"round {action.index!r} has not been played")
+        return with_round(state, play_round(state.setup, action.index, action.actions))
+    assert r is not None
     if isinstance(action, Bid):
         return _apply_bid(state, r, action)
     if isinstance(action, Deal):
