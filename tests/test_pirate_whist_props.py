@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from companion.decks.standard52 import full_deck
 from companion.errors import IllegalActionError, RecordError
-from companion.games.pirate_whist import demo, rules
+from companion.games.pirate_whist import rules, sim
 from companion.games.pirate_whist.record import rule_record, to_record
 from companion.games.pirate_whist.rules import Bid, Deal, PlayCard, Setup
 
@@ -38,7 +38,7 @@ def test_plan_length_and_shape(m):
        st.lists(st.sampled_from(["cards", "tricks", "counts"]), min_size=1, max_size=3))
 @settings(max_examples=60, deadline=None)
 def test_scores_sum_tricks_are_conserved_and_the_record_rules_back(setup, seed, styles):
-    g = demo.play_game(setup, seed, styles=tuple(styles))
+    g = sim.play_game(setup, seed, styles=tuple(styles))
     state = g.state
     res = rules.results(state)
     assert len(res) == setup.n_rounds and state.over
@@ -123,7 +123,7 @@ def test_follow_suit_with_hands_matches_a_naive_checker(n, m, rnd):
     m = min(m, 52 // n)
     setup = Setup(tuple(NAMES[:n]), m, NAMES[1])
     s = rules.initial(setup)
-    hands = demo.deal(setup, 0, rnd)
+    hands = sim.deal(setup, 0, rnd)
     for p in setup.clockwise_from(s.round.leader):
         s = rules.apply(s, Bid(p, 1 if m > 1 else 0))
     s = rules.apply(s, Deal.of(hands))
@@ -148,7 +148,7 @@ def test_follow_suit_with_hands_matches_a_naive_checker(n, m, rnd):
 @given(setups(max_cap=3), st.integers(0, 10**6), st.data())
 @settings(max_examples=40, deadline=None)
 def test_undo_is_exact_and_refusals_change_nothing(setup, seed, data):
-    g = demo.play_game(setup, seed, styles=("cards", "tricks", "counts"))
+    g = sim.play_game(setup, seed, styles=("cards", "tricks", "counts"))
     actions = list(g.actions)
     cut = data.draw(st.integers(0, len(actions)))
     h = rules.WhistGame(setup)

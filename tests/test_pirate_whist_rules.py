@@ -144,8 +144,8 @@ def test_edit_round_replays_it_and_keeps_the_rest():
 
 
 def test_round_actions_replay_a_round_exactly():
-    from companion.games.pirate_whist import demo
+    from companion.games.pirate_whist import sim
 
-    g = demo.play_game(Setup(("A", "B", "C"), 3, "B", hook=True), 5, styles=("cards", "tricks", "counts"))
+    g = sim.play_game(Setup(("A", "B", "C"), 3, "B", hook=True), 5, styles=("cards", "tricks", "counts"))
     for r in g.state.done:
         assert rules.play_round(g.setup, r.index, rules.round_actions(r, g.setup)) == r

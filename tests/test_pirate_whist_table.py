@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from companion.errors import IllegalActionError, RecordError
-from companion.games.pirate_whist import demo, rules
+from companion.games.pirate_whist import rules, sim
 from companion.games.pirate_whist.record import rule_record
 from companion.games.pirate_whist.table import WhistTable, cut_for_deal
 
@@ -242,7 +242,7 @@ def play_whole_game(t, seed):
     rng = random.Random(seed)
     while not t.over:
         st = t.state
-        acts = list(demo.round_actions(st, rng, "cards" if t.mode == "tricks" else "counts"))
+        acts = list(sim.round_actions(st, rng, "cards" if t.mode == "tricks" else "counts"))
         bids = {a.player: a.bid for a in acts if isinstance(a, rules.Bid)}
         while t.phase == "bid":
             p = t.next_bidder()
