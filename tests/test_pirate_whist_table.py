@@ -280,3 +280,24 @@ def test_whole_game_captain_plot_csv_and_the_referee_agrees(tmp_path, mode, hook
     assert rule_record(t.record()) == ruling
     with pytest.raises(IllegalActionError, match="no bids"):
         t.submit_bid("Anne", 0)
+
+
+def test_a_table_resumes_on_top_of_finished_rounds_from_their_records():
+    from companion.games.pirate_whist.record import round_record, rounds_of
+
+    contract = json.loads((ROOT / "companion/games/pirate_whist/examples/contract-example.json").read_text())
+    t = WhistTable.new(P4, 3, dealer="Ann")
+    base = rounds_of(t.setup, contract["rounds"][:3])
+    assert [round_record(r, t.players) for r in base][1] == contract["rounds"][1]
+    t2 = WhistTable(t.setup, base=base)
+    assert t2.now()["round"] == 4 and t2.totals() == {"Ann": 19, "Ben": 21, "Cy": 20, "Dee": -3}
+    bid_round(t2, {"Ann": 1, "Ben": 0, "Cy": 0, "Dee": 0})
+    t2.enter_counts({"Ann": 1, "Ben": 0, "Cy": 0, "Dee": 1})
+    assert t2.totals() == {"Ann": 30, "Ben": 31, "Cy": 30, "Dee": -4}
+    t2.undo()
+    t2.undo()
+    assert t2.now()["round"] == 4 and t2.phase == "reveal"
+    with pytest.raises(RecordError, match=r"rounds\[1\]\.won"):
+        rounds_of(t.setup, [contract["rounds"][0], {"bids": contract["rounds"][1]["bids"], "won": {}}])
+    with pytest.raises(IllegalActionError, match="does not fit"):
+        WhistTable(t.setup, base=base[1:])

@@ -285,19 +285,32 @@ def rule_record(record: Any) -> dict[str, Any]:
     return ruling(replay(setup, rounds))
 
 
+def round_record(r: rules.RoundState, players: tuple[str, ...]) -> dict[str, Any]:
+    """One finished round as a record round: ``tricks`` (and ``hands``) when every trick's cards were entered,
+    and always ``won``."""
+    rd: dict[str, Any] = {"bids": r.bid_map}
+    if r.counted is None and all(t.plays for t in r.tricks):
+        if r.hands is not None:
+            rd["hands"] = {p: [str(c) for c in cs] for p, cs in r.hands}
+        rd["tricks"] = [[f"{p}:{c}" for p, c in t.plays] for t in r.tricks]
+    won = r.won()
+    rd["won"] = {p: won.get(p, 0) for p in players}
+    return rd
+
+
 def to_record(state: State) -> dict[str, Any]:
-    """The record of a state's finished rounds (what the table model exports and the referee accepts).
-    A round goes out with ``tricks`` (and ``hands``) when every trick's cards were entered, else with ``won``."""
+    """The record of a state's finished rounds (what the table model exports and the referee accepts)."""
     setup = state.setup
-    rounds = []
-    for r in state.done:
-        rd: dict[str, Any] = {"bids": r.bid_map}
-        if r.counted is None and all(t.plays for t in r.tricks):
-            if r.hands is not None:
-                rd["hands"] = {p: [str(c) for c in cs] for p, cs in r.hands}
-            rd["tricks"] = [[f"{p}:{c}" for p, c in t.plays] for t in r.tricks]
-        won = r.won()
-        rd["won"] = {p: won.get(p, 0) for p in setup.players}
-        rounds.append(rd)
     return {"game": GAME_ID, "players": list(setup.players), "max_cards": setup.max_cards,
-            "first_dealer": setup.first_dealer, "rounds": rounds}
+            "first_dealer": setup.first_dealer,
+            "rounds": [round_record(r, setup.players) for r in state.done]}
+
+
+def rounds_of(setup: Setup, round_records: list[Any]) -> tuple[rules.RoundState, ...]:
+    """Finished rounds back from their record form (a saved game's history); RecordError naming the place.
+    The hook restriction is not re-checked (the rounds were ruled under it when played)."""
+    plain = Setup(setup.players, setup.max_cards, setup.first_dealer)
+    rec = {"game": GAME_ID, "players": list(setup.players), "max_cards": setup.max_cards,
+           "first_dealer": setup.first_dealer, "rounds": list(round_records)}
+    _, rounds = parse_record(rec)
+    return replay(plain, rounds).done

@@ -300,6 +300,19 @@ def initial(setup: Setup) -> State:
     return State(setup=setup, done=(), round=_new_round(setup, 0))
 
 
+def after(setup: Setup, done: Iterable[RoundState]) -> State:
+    """The state once the finished rounds ``done`` (rounds 1..k of the plan, in order) have been played."""
+    done = tuple(done)
+    if len(done) > setup.n_rounds:
+        raise IllegalActionError(f"{len(done)} rounds, but the plan has {setup.n_rounds}")
+    for k, r in enumerate(done):
+        if r.index != k or not r.finished or (r.cards, r.dealer, r.leader) != \
+                (setup.cards(k), setup.dealer(k), setup.leader(k)):
+            raise IllegalActionError(f"round {k + 1} does not fit the plan")
+    k = len(done)
+    return State(setup=setup, done=done, round=_new_round(setup, k) if k < setup.n_rounds else None)
+
+
 @dataclass(frozen=True)
 class Outcome:
     totals: dict[str, int]

@@ -66,7 +66,8 @@ class WhistTable:
     """One game of Pirate Whist at the table."""
 
     def __init__(self, setup: Setup, mode: str = "counts",
-                 cut: list[list[tuple[str, StdCard]]] | None = None) -> None:
+                 cut: list[list[tuple[str, StdCard]]] | None = None,
+                 base: tuple[rules.RoundState, ...] = ()) -> None:
         if mode not in MODES:
             raise IllegalActionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         for p in setup.players:
@@ -74,6 +75,9 @@ class WhistTable:
         self.setup = setup
         self.mode = mode
         self.cut = cut or []
+        # Rounds finished before this table's events (the session's history, when the app runs the game).
+        self._base = tuple(base)
+        rules.after(setup, self._base)  # refuses rounds that do not fit the plan
         self._events: list[dict[str, Any]] = []
         self._rebuild()
 
@@ -95,7 +99,7 @@ class WhistTable:
     # -------------------------------------------------------------------------------- replay (one truth)
 
     def _rebuild(self) -> None:
-        self._game = rules.WhistGame(self.setup)
+        self._game = rules.WhistGame(self.setup, [rules.after(self.setup, self._base)])
         self._secret: SecretRound | None = None
         self._start_round()
         for i, ev in enumerate(self._events):
