@@ -24,7 +24,7 @@ def _inside(poly, pt) -> bool:
 
 
 def evaluate(scanner, start_scenes, fan_scenes, seed, timings: dict | None = None, name: str = "ort"):
-    from companion.cards import PBCard
+    from companion.decks.pirates72 import PBCard
     from vision.detect import FAN_MIN, first_bidder
 
     st = dict(cards=0, found=0, exact=0, wrong=0, unreadable=0, false_pos=0, fb_scenes=0, fb_right=0, fb_wrong=0,

@@ -8,7 +8,13 @@ import sys
 
 from companion.errors import PirateTableError
 
-DECKS = ["pirates-bluff"]
+
+
+def _camera_decks() -> list[str]:
+    """Names (ids and aliases) of the decks that have a camera model (companion.decks)."""
+    from companion.decks import decks
+
+    return sorted(n for d in decks() if d.camera_model for n in (d.id, *d.aliases))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
     p.add_argument("image")
-    p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
+    p.add_argument("--deck", choices=_camera_decks(), default="pirates-bluff")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
@@ -26,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_scan)
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
-    p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
+    p.add_argument("--deck", choices=_camera_decks(), default="pirates-bluff")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--size", choices=["poker", "bridge", "uno"], default="poker")
     p.add_argument("--paper", choices=["a4", "letter"], default="a4")
@@ -102,9 +108,12 @@ def run_print_deck(args) -> int:
         raise PirateTableError(f"folder does not exist: {out.parent}")
     style = replace(PRINT_STYLE, size=args.size)
     ppm = 11.81  # 300 dpi
-    cards = ((f"{r}{l}", render_card(r, l, style, ppm)[0]) for r in range(9) for l in "ABCDEFGH")
+    from companion.decks import get_deck
+
+    deck = get_deck(args.deck)
+    cards = ((str(c), render_card(c.rank, c.letter, style, ppm)[0]) for c in deck.cards)
     pages = write_deck_pdf(cards, out, style.size_mm, args.paper, ppm)
-    print(f"wrote {out} ({pages} pages, 72 cards, {args.size} {style.size_mm[0]:g}x{style.size_mm[1]:g} mm, cut marks)")
+    print(f"wrote {out} ({pages} pages, {deck.size} cards, {args.size} {style.size_mm[0]:g}x{style.size_mm[1]:g} mm, cut marks)")
     return 0
 
 

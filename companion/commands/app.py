@@ -12,6 +12,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="demo mode: the rulebook's table pre-filled, software box (keys 1-8, on-screen CALL)")
     p.add_argument("--screenshot", metavar="DIR",
                    help="write a PNG of each main screen (playing the rulebook's example hand) and exit")
+    p.add_argument("--game", metavar="GAME",
+                   help="with --demo / --screenshot: only this registered game's demo (default: every game's)")
     p.add_argument("--measure-start", action="store_true",
                    help="print the cold start time to the first screen drawn, then exit")
     p.set_defaults(func=run)
@@ -26,4 +28,9 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     from companion.ui.main import main
 
-    return main(demo=args.demo, screenshot_dir=args.screenshot, measure_start=args.measure_start, t0=t0)
+    if args.game is not None:
+        from companion.games import registry
+
+        registry.get(args.game)  # an unknown game: one line, exit 2, before any window opens
+    return main(demo=args.demo, screenshot_dir=args.screenshot, measure_start=args.measure_start, t0=t0,
+                game=args.game)

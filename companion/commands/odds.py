@@ -33,8 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from companion import odds
     from companion.errors import PirateTableError
+    from companion.games import registry
+
+    # the odds calculator of the game that has one (Pirate's Bluff): its arguments are that game's
+    odds = registry.with_odds()[0].odds_module()
 
     if args.bench:
         from companion.odds_bench import run_bench

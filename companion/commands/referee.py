@@ -15,8 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with a one-line error and exit code 2.",
     )
     p.add_argument("record", nargs="?", help="the record file (JSON); see README 'Hand records'")
-    p.add_argument("--demo", nargs="?", const="pirates-bluff", metavar="GAME",
-                   help="rule the rulebook's example of GAME (default pirates-bluff) and print it")
+    p.add_argument("--demo", nargs="?", const="", metavar="GAME",
+                   help="rule the example record of GAME (a registered game; default: the first game) and print it")
     p.add_argument(
         "--ledger",
         metavar="FILE.db",
@@ -29,15 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion import records
 
-    if args.demo:
-        import importlib
+    if args.demo is not None:
+        from companion.games import registry
 
-        if args.demo in records.GAMES:
-            record = importlib.import_module(records.GAMES[args.demo]).RULEBOOK_EXAMPLE
-        else:
-            from companion.games import registry
-
-            record = registry.get(args.demo).demo_record()
+        record = registry.get(args.demo or registry.DEFAULT_GAME).demo_record()
     elif args.record:
         record = records.load_record(args.record)
     else:

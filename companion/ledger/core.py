@@ -347,7 +347,9 @@ class Ledger:
             if v != t["pot_carry"]:
                 raise LedgerError(f"record.{where}: the record says {v!r}, the ledger says {t['pot_carry']}")
         out = {**record, "stacks": stacks}
-        if record.get("game") == "pirates-bluff":
+        from companion.games import registry  # where this game's record states the pot (GameSpec.pot_carry_at)
+
+        if registry.get(record.get("game")).pot_carry_at == "options.pot_carry":
             if not isinstance(options, dict):
                 raise LedgerError("record.options: an object")
             out["options"] = {**options, "pot_carry": t["pot_carry"]}

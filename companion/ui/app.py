@@ -20,12 +20,13 @@ from kivy.uix.screenmanager import NoTransition
 from kivy.uix.settings import SettingsWithNoMenu
 
 from companion.errors import PirateTableError
-from companion.games.pirates_bluff import Call, Bid, Countdown, Options, RevealStarting, Showdown
+from companion.games import registry
+from companion.games.pirates_bluff import Call, Bid, Countdown, RevealStarting, Showdown
 from companion.session import TableSession
 from companion.ui import services
 from companion.ui.boxservice import BoxService
 from companion.ui.screens import (
-    BidScreen, ButtonsScreen, CoachScreen, DealScreen, HistoryScreen, LedgerScreen, PowderkegScreen, Root,
+    BidScreen, ButtonsScreen, CoachScreen, DealScreen, HistoryScreen, LedgerScreen, Root,
     RulingScreen, ScanScreen, SettingsScreen, ShowdownScreen, StartScreen,
 )
 
@@ -128,7 +129,7 @@ class PirateTableApp(App):
         from companion.ui.camservice import CameraService
 
         h = self.session.hand if self.session else None
-        if h is None or self.session.game == "powderkeg" or h.phase != "starting":
+        if h is None or not self.session.spec.camera or h.phase != "starting":
             return
         self.stop_scan()
         src = self.camera_source()
@@ -168,12 +169,12 @@ class PirateTableApp(App):
         self.set_status(text, error=True)
         self.camera = None
 
-    # ---------------------------------------------------------------- the coach (companion.odds)
+    # ---------------------------------------------------------------- the coach (companion.games.pirates_bluff.odds)
     def coach_allowed(self) -> tuple[bool, str]:
         """The coach is for after a hand; during a live hand only when Settings turns it on."""
         s = self.session
         h = s.hand if s else None
-        if s is None or s.game == "powderkeg" or h is None:
+        if s is None or s.spec.odds is None or h is None:
             return False, "The coach is for a Pirate's Bluff hand in play or just ruled."
         if h.phase == "starting":
             return False, "The coach needs the starting cards revealed."
@@ -201,12 +202,11 @@ class PirateTableApp(App):
         return self.box is not None and self.box.box is not None and self.box.box.connected
 
     def sync_box_round(self, rearm=False):
-        """Armed while a Pirate's Bluff hand is bidding or called; disarmed otherwise (and between hands)."""
+        """Armed while the game's table model says so (a Pirate's Bluff hand bidding or called); disarmed
+        otherwise (and between hands)."""
         if not self._box_ok():
             return
-        h = self.session.hand if self.session else None
-        want = (self.session is not None and self.session.game != "powderkeg" and h is not None
-                and h.phase in ("bidding", "called"))
+        want = self.session is not None and self.session.model.buttons_armed()
         if want and (self.box_round is None or rearm):
             self.box_round = self.box.arm()
         elif not want and self.box_round is not None:
@@ -257,14 +257,18 @@ class PirateTableApp(App):
     def build(self):
         Builder.load_file(str(KV))
         root = Root()
+        self.root_widget = root
         sm = root.ids.sm
         sm.transition = NoTransition()
         self.screens = {}
         for cls in (StartScreen, DealScreen, BidScreen, ShowdownScreen, RulingScreen, HistoryScreen,
-                    LedgerScreen, PowderkegScreen, SettingsScreen, ButtonsScreen, ScanScreen, CoachScreen):
+                    LedgerScreen, SettingsScreen, ButtonsScreen, ScanScreen, CoachScreen):
             scr = cls()
             self.screens[scr.name] = scr
             sm.add_widget(scr)
+        self.game_screens: dict[str, list[str]] = {}  # game id -> the names of its screens
+        for spec in registry.games():
+            self.game_screens[spec.id] = [self.add_screen(ref) for ref in spec.screens]
         self.settings_cls = SettingsWithNoMenu
         self.use_kivy_settings = False
         panel = SettingsWithNoMenu()
@@ -281,6 +285,23 @@ class PirateTableApp(App):
         self.go("start")
         self.start_box()
         return root
+
+    def add_screen(self, ref: str) -> str:
+        """Add a game's screen ``"module:Class"``: the kv file beside the module (same name, ``.kv``) is loaded
+        once, then the class is made and added to the ScreenManager. Returns the screen's name."""
+        import importlib
+
+        module, _, cls_name = ref.partition(":")
+        mod = importlib.import_module(module)
+        kv = Path(mod.__file__).with_suffix(".kv")
+        if kv.exists() and str(kv) not in Builder.files:
+            Builder.load_file(str(kv))
+        scr = getattr(mod, cls_name)()
+        if not scr.name or scr.name in self.screens:
+            raise PirateTableError(f"screen {ref}: its name {scr.name!r} is empty or taken")
+        self.screens[scr.name] = scr
+        self.sm.add_widget(scr)
+        return scr.name
 
     # ---------------------------------------------------------------- navigation
     @property
@@ -301,26 +322,19 @@ class PirateTableApp(App):
         has = self.session is not None
         nav.nav_hand.disabled = not has
         nav.nav_history.disabled = not has
-        nav.nav_ledger.disabled = not has
+        nav.nav_ledger.disabled = not (has and self.session.uses_chips)
         nav.nav_coach.disabled = not self.coach_allowed()[0]
         self.sync_box_round()
 
     def hand_screen_name(self) -> str:
-        h = self.session.hand if self.session else None
         if self.session is None:
             return "start"
-        if self.session.game == "powderkeg":
-            return "powderkeg"
-        if h is None:
-            return "ruling"
-        return {"starting": "deal", "bidding": "bid", "called": "showdown", "over": "ruling"}[h.phase]
+        return self.session.model.screen()
 
     def go_hand(self):
         name = self.hand_screen_name()
-        if name == "deal" and not self.screens["deal"].cards:
-            self.screens["deal"].start()
-        if name == "showdown" and not hasattr(self.screens["showdown"], "counts"):
-            self.screens["showdown"].start()
+        if hasattr(self.screens[name], "ensure_started"):
+            self.screens[name].ensure_started()
         self.go(name)
 
     def beep(self, freq=880):
@@ -357,8 +371,9 @@ class PirateTableApp(App):
             s = TableSession.load(p)
         except PirateTableError as exc:
             return f"Saved session unreadable: {exc}"
-        phase = s.hand.phase if s.hand else "between hands"
-        return (f"{len(s.players)} players ({', '.join(s.players)}), {len(s.history)} hands played, "
+        phase = (s.model.phase or "in play") if s.hand is not None else "between hands"
+        return (f"{s.spec.title}: " if s.game != registry.DEFAULT_GAME else "") + (
+                f"{len(s.players)} players ({', '.join(s.players)}), {len(s.history)} hands played, "
                 f"hand in play: {phase}.")
 
     def resume(self):
@@ -368,27 +383,29 @@ class PirateTableApp(App):
             self.set_status(str(exc), error=True)
             return
         self._origin_ms = services.now_ms() - self.session.hand_clock_ms
-        if self.session.hand is None:
+        if self.session.hand is None and not self.session.game_over():
             self.session.new_hand()
             self.save()
-        if self.session.hand.phase == "called":
-            self.screens["showdown"].start()
-        if self.session.hand.phase == "starting":
-            self.screens["deal"].start()
+        scr = self.screens[self.hand_screen_name()]
+        if hasattr(scr, "start"):  # a screen's per-round state (the deal's cards, the showdown's counts)
+            scr.start()
         self.set_status(f"Resumed: {len(self.session.history)} hands played.")
         self.go_hand()
 
     # ---------------------------------------------------------------- intents
-    def new_session(self, players, buy_in, game, super_wilds, cyclone, window_ms, ante):
+    def new_session(self, players, buy_in=None, game=None, options=None, **variants):
+        """Start a session of a registered game. ``options``: the game's options (a dict); the start screen's
+        variant controls may come as keywords instead (``super_wilds``, ``cyclone``, ``window_ms``, ``ante``)
+        and only those the game lists in ``GameSpec.start_options`` are passed on. ``buy_in``: chip games."""
         try:
-            opts = Options(super_wilds=super_wilds, window_ms=window_ms, ante=ante, cyclone=cyclone)
-            s = TableSession(players, buy_in, game, opts)
-            if game == "powderkeg" and not services.powderkeg_status()[0]:
-                raise PirateTableError(services.powderkeg_status()[1])
+            spec = registry.get(registry.DEFAULT_GAME if game is None else game)
+            opts = dict(options or {})
+            opts.update({k: v for k, v in variants.items() if k in spec.start_options})
+            s = TableSession(players, buy_in if spec.uses_chips else None, spec.id, opts)
         except PirateTableError as exc:
             self.set_status(str(exc), error=True)
             return
-        if services.ledger_status()[0]:
+        if s.uses_chips and services.ledger_status()[0]:
             try:
                 s.create_ledger(services.new_ledger_path())
             except PirateTableError as exc:
@@ -396,17 +413,16 @@ class PirateTableApp(App):
                 return
         self.session = s
         self._start_hand()
-        self.set_status(f"New session: {len(players)} players, buy-in {buy_in}.")
+        self.set_status(f"New session: {len(players)} players" + (f", buy-in {buy_in}." if s.uses_chips else "."))
 
     def _start_hand(self):
         self.session.new_hand()
         self._origin_ms = services.now_ms()
         self.save()
-        if self.session.game == "powderkeg":
-            self.go("powderkeg")
-            return
-        self.screens["deal"].start()
-        self.go("deal")
+        name = self.hand_screen_name()
+        if hasattr(self.screens[name], "start"):
+            self.screens[name].start()
+        self.go(name)
 
     def hand_now_ms(self, wall_ms=None) -> float:
         """Hand time (ms since the hand began) of a wall-clock instant; never before the last event."""
@@ -420,10 +436,15 @@ class PirateTableApp(App):
             self.set_status(str(exc), error=True)
             return False
         self.save()
-        self.set_status(str(action) if not isinstance(action, (RevealStarting, Showdown)) else "")
+        self.set_status(self.session.model.describe(action))
         if then:
             then()
         return True
+
+    def act(self, action):
+        """The generic intent: apply a game action through the session (saved at once), then show the screen
+        the table model names. An illegal action shows the referee's reason and changes nothing."""
+        return self._do(action, lambda: self.go(self.hand_screen_name()))
 
     def reveal(self, cards):
         def after():
@@ -491,54 +512,39 @@ class PirateTableApp(App):
     def undo(self):
         if self.session is None or self.session.hand is None:
             return
-        h = self.session.hand
-        if len(h.moves) == 0:
+        model = self.session.model
+        if not model.can_undo():
             self.set_status("Nothing to undo in this hand.", error=True)
             return
         if self._window_ev is not None:
             self._window_ev.cancel()
             self._window_ev = None
-        self.screens["bid"].stop_beats()
-        was = h.phase
+        for scr in self.screens.values():  # e.g. the countdown's beats stop
+            if hasattr(scr, "before_undo"):
+                scr.before_undo()
+        was, armed = model.phase, model.buttons_armed()
         a = self.session.undo()
         self.save()
-        if was == "called" and h.phase == "bidding":
+        if armed and model.buttons_armed() and model.phase != was:
             self.sync_box_round(rearm=True)  # a new round: the box's first-call latch and lights cleared
-        self.set_status(f"Undone: {a if not isinstance(a, (RevealStarting, Showdown)) else type(a).__name__}")
-        if self.session.game == "powderkeg":
-            self.go("powderkeg")
-            return
-        if isinstance(a, RevealStarting):
-            self.screens["deal"].cards = dict(a.cards)
-            self.screens["deal"].refresh()
-        if h.phase == "called" and isinstance(a, Showdown):
-            if not hasattr(self.screens["showdown"], "counts"):
-                self.screens["showdown"].start()
-        self.go(self.hand_screen_name())
+        self.set_status(f"Undone: {model.describe(a) or type(a).__name__}")
+        scr = self.screens[self.hand_screen_name()]
+        if hasattr(scr, "after_undo"):  # the screen restores what the undone action had taken in
+            scr.after_undo(a)
+        self.go(scr.name)
 
     def next_hand(self):
-        h = self.session.hand
-        if h is None or h.phase != "over":
+        """Commit the finished round and begin the next (or show the game's end when its plan is done)."""
+        if self.session is None or self.session.hand is None or not self.session.model.round_over():
             return
         self.session.finish_hand()
-        self._start_hand()
-        self.set_status(f"Hand {len(self.session.history) + 1}: ante in, deal.")
-
-    # ---------------------------------------------------------------- Powderkeg
-    def powderkeg_card(self, card):
-        from companion.games import powderkeg as pk
-
-        h = self.session.hand
-        action = pk.Dock(card) if h.phase == "dock" else pk.Reveal(card)
-        self._do(action, lambda: self.go("powderkeg"))
-
-    def powderkeg_call(self, call):
-        from companion.games import powderkeg as pk
-
-        h = self.session.hand
-        if h.next_to_call is None:
+        if self.session.game_over():
+            self.save()
+            self.set_status(f"{self.session.spec.title}: the game is over.")
+            self.go(self.hand_screen_name())
             return
-        self._do(pk.Call(h.next_to_call, call), lambda: self.go("powderkeg"))
+        self._start_hand()
+        self.set_status(self.session.model.round_intro(len(self.session.history) + 1))
 
     # ---------------------------------------------------------------- the ledger
     def _ledger_action(self, fn, done):
@@ -549,7 +555,7 @@ class PirateTableApp(App):
             return
         self.save()
         self.set_status(done)
-        for name in ("ledger", "deal"):
+        for name in ("ledger", self.hand_screen_name()):
             self.screens[name].refresh()
 
     def ledger_loan(self, player, coins):

@@ -12,23 +12,21 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
 
-from companion.cards import PBCard, rank_name
-from companion.games.pirates_bluff import bid_name, hand_count
+from companion.decks.pirates72 import PBCard, rank_name
+from companion.games.pirates_bluff import RevealStarting, Showdown, bid_name, hand_count
+from companion.games import registry
 from companion.ui import services
-from companion.ui.widgets import CallButton, FlatButton, FlatToggle, fill_card_picker
+from companion.ui.widgets import CallButton, FlatButton, FlatToggle, fill_card_picker, label
 
 BEATS = ("going", "going", "going", "dead", "dead", "dead")
-DEFAULT_NAMES = ["Arville", "Bethany", "Carter", "Douglas", "Eris", "Fenwick", "Greta", "Hollis"]
+DEFAULT_NAMES = ["Arville", "Bethany", "Carter", "Douglas", "Eris", "Fenwick", "Greta", "Hollis", "Ingrid", "Jasper"]
 
 
 def _app():
     return App.get_running_app()
 
 
-def _lab(text, size="20sp", bold=False, color=(1, 1, 1, 1), halign="center"):
-    lab = Label(text=text, font_size=size, bold=bold, color=color, halign=halign, valign="middle")
-    lab.bind(size=lambda w, s: setattr(w, "text_size", s))
-    return lab
+_lab = label
 
 
 class Root(BoxLayout):
@@ -36,20 +34,49 @@ class Root(BoxLayout):
 
 
 class StartScreen(Screen):
+    """A new session: every registered game with its player range (companion.games.registry), the players,
+    and the variants the chosen game lists in ``GameSpec.start_options``; or resume the saved session. A game
+    with a ``setup_screen`` is set up there instead (its screen gets the names typed here)."""
+
+    VARIANTS = {"ante": ("ante",), "window_ms": ("window_ms",), "super_wilds": ("super_wilds",),
+                "cyclone": ("cyc_off", "cyc_left", "cyc_right")}
+
     def on_kv_post(self, base):
         self.count = 5
         self.name_inputs = []
-        for n in range(3, 9):
-            b = FlatToggle(text=f"{n} players", group="count", allow_no_selection=False,
-                           state="down" if n == self.count else "normal")
+        self.game_buttons: dict[str, FlatToggle] = {}
+        self.game = registry.DEFAULT_GAME
+        for i in range(max(g.max_players for g in registry.games())):  # made once; a game shows its range
+            self.name_inputs.append(TextInput(text=DEFAULT_NAMES[i % len(DEFAULT_NAMES)], multiline=False,
+                                              font_size="24sp", write_tab=False, padding=[dp(10), dp(12)]))
+        for spec in registry.games():
+            b = FlatToggle(text=f"{spec.title} ({spec.min_players}-{spec.max_players})", group="game",
+                           allow_no_selection=False, state="down" if spec.id == self.game else "normal",
+                           tag=f"game:{spec.id}")
+            b.bind(on_press=lambda b, g=spec.id: self.pick_game(g))
+            self.game_buttons[spec.id] = b
+            self.ids.games.add_widget(b)
+        self.pick_game(self.game)
+
+    def pick_game(self, game):
+        """Choose the game: the player-count row shows its range, the variants it does not use are disabled."""
+        self.game = game
+        spec = registry.get(game)
+        for gid, b in self.game_buttons.items():
+            b.state = "down" if gid == game else "normal"
+        self.ids.count_row.clear_widgets()
+        for n in range(spec.min_players, spec.max_players + 1):
+            b = FlatToggle(text=f"{n} players", group="count", allow_no_selection=False)
             b.bind(on_press=lambda b, n=n: self.set_count(n))
             self.ids.count_row.add_widget(b)
-        for i in range(8):
-            t = TextInput(text=DEFAULT_NAMES[i], multiline=False, font_size="24sp", write_tab=False,
-                          padding=[dp(10), dp(12)])
-            self.name_inputs.append(t)
+        self.ids.names.clear_widgets()
+        for t in self.name_inputs[: spec.max_players]:
             self.ids.names.add_widget(t)
-        self.set_count(self.count)
+        self.set_count(min(max(self.count, spec.min_players), spec.max_players))
+        self.ids.buy_in.disabled = not spec.uses_chips
+        for opt, wids in self.VARIANTS.items():
+            for w in wids:
+                self.ids[w].disabled = opt not in spec.start_options
 
     def set_count(self, n):
         self.count = n
@@ -61,12 +88,19 @@ class StartScreen(Screen):
 
     def start_session(self):
         ids = self.ids
+        spec = registry.get(self.game)
+        players = [t.text for t in self.name_inputs[: self.count]]
+        if spec.setup_screen:  # the game sets itself up (seats, options) and calls app.new_session
+            scr = _app().screens[spec.setup_screen]
+            if hasattr(scr, "setup"):
+                scr.setup(players)
+            _app().go(spec.setup_screen)
+            return
         cyclone = "left" if ids.cyc_left.state == "down" else "right" if ids.cyc_right.state == "down" else None
-        game = "powderkeg" if ids.game_pk.state == "down" else "pirates-bluff"
         _app().new_session(
-            players=[t.text for t in self.name_inputs[: self.count]],
+            players=players,
             buy_in=int(ids.buy_in.value),
-            game=game,
+            game=spec.id,
             super_wilds=ids.super_wilds.state == "down",
             cyclone=cyclone,
             window_ms=float(ids.window_ms.value),
@@ -78,10 +112,6 @@ class StartScreen(Screen):
         info = app.saved_session_info()
         self.ids.resume.disabled = info is None
         self.ids.resume_info.text = info or "No saved session yet."
-        ok, msg = services.powderkeg_status()
-        self.ids.game_pk.disabled = not ok
-        if not ok:
-            self.ids.game_pk.text = "Powderkeg (not landed)"
 
 
 class DealScreen(Screen):
@@ -94,6 +124,15 @@ class DealScreen(Screen):
         self.unreadable: set[str] = set()  # seats whose scanned card could not be read (touch entry)
         fill_card_picker(self.ids.ranks, self.ids.letters, group="deal_rank", font_size="30sp", rank_tag="rank",
                          letter_tag="letter", on_rank=self.pick_rank, on_letter=self.pick_letter)
+
+    def ensure_started(self):
+        if not self.cards:
+            self.start()
+
+    def after_undo(self, action):
+        if isinstance(action, RevealStarting):  # the cards come back for correction
+            self.cards = dict(action.cards)
+            self.refresh()
 
     def start(self):
         self.cards = {}
@@ -231,6 +270,9 @@ class BidScreen(Screen):
             _app().countdown_dead()
             return False
 
+    def before_undo(self):
+        self.stop_beats()
+
     def stop_beats(self, keep=False):
         if self._beat_ev is not None:
             self._beat_ev.cancel()
@@ -315,6 +357,14 @@ class BidScreen(Screen):
 
 
 class ShowdownScreen(Screen):
+    def ensure_started(self):
+        if not hasattr(self, "counts"):
+            self.start()
+
+    def after_undo(self, action):
+        if isinstance(action, Showdown):
+            self.ensure_started()
+
     def start(self):
         s = _app().session
         self.counts = {p: [0, 0] for p in s.players}
@@ -398,27 +448,6 @@ class RulingScreen(Screen):
         t.add_widget(_lab(str(r["pot_carry"]), "22sp"))
 
 
-def hand_summary(r) -> str:
-    if r.get("game") == "powderkeg":
-        deltas = ", ".join(f"{p} {r['stacks'][p] - r['stacks_before'][p]:+d}" for p in r["players"]
-                           if r["stacks"][p] != r["stacks_before"][p])
-        return (f"#{r.get('hand_no', '?')}: Powderkeg, {r['dealer']} dealt, {r['end']}, "
-                f"winners {', '.join(r['winners']) or 'none'}.  {deltas}")
-    fb = r.get("final_bid")
-    if not fb:
-        return f"#{r.get('hand_no', '?')}: no bid"
-    bid = bid_name(fb["quantity"], fb["rank"])
-    who = " & ".join(fb["bidders"])
-    if r["end"] == "countdown":
-        res = f"countdown: {who} wins"
-    else:
-        res = (f"called by {' & '.join(r['callers'])}: {'holds' if r['bid_holds'] else 'fails'} "
-               f"({r['count']} in play)")
-    deltas = ", ".join(f"{p} {r['stacks'][p] - r['stacks_before'][p]:+d}" for p in r["players"]
-                       if r["stacks"][p] != r["stacks_before"][p])
-    return f"#{r.get('hand_no', '?')}: {who} bid {bid}, {res}.  {deltas}"
-
-
 class HistoryScreen(Screen):
     def refresh(self):
         s = _app().session
@@ -426,14 +455,11 @@ class HistoryScreen(Screen):
         box.clear_widgets()
         if s is None:
             return
-        rulings = list(s.history)
-        cur = s.current_ruling()
-        if cur:
-            rulings.append(cur)
-        if not rulings:
+        lines = s.history_lines()  # one line per round, written by the game's table model
+        if not lines:
             box.add_widget(_lab("No hand finished yet.", "20sp"))
-        for r in rulings:
-            lab = Label(text=hand_summary(r), font_size="19sp", size_hint_y=None, halign="left", valign="top")
+        for line in lines:
+            lab = Label(text=line, font_size="19sp", size_hint_y=None, halign="left", valign="top")
             lab.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
                      texture_size=lambda w, v: setattr(w, "height", v[1] + dp(8)))
             box.add_widget(lab)
@@ -518,106 +544,6 @@ class LedgerScreen(Screen):
         between = h is None or not h.moves
         self.ids.take_loan.disabled = self.ids.repay.disabled = ended or not between
         self.ids.end_settle.disabled = ended or not between
-
-
-class PowderkegScreen(Screen):
-    """A Powderkeg round: dealer, dock, the reveals one by one (touched), live/die/fold per player, payouts."""
-
-    rank = None
-
-    def on_kv_post(self, base):
-        from companion.island import COLOUR_OF, RANK_NAMES, SYMBOLS
-
-        colours = {"red": (0.75, 0.18, 0.16, 1), "pink": (0.85, 0.40, 0.60, 1), "yellow": (0.75, 0.62, 0.10, 1),
-                   "blue": (0.20, 0.40, 0.80, 1), "green": (0.20, 0.55, 0.25, 1),
-                   "purple": (0.50, 0.30, 0.70, 1)}
-        for r in RANK_NAMES:
-            b = FlatToggle(text=r, group="pk_rank", font_size="30sp", tag=f"pkrank:{r}")
-            b.bind(on_press=lambda b, r=r: self.pick_rank(r))
-            self.ids.ranks.add_widget(b)
-        for sym in SYMBOLS:
-            b = FlatButton(text=f"{sym} ({COLOUR_OF[sym]})", bg=colours.get(COLOUR_OF[sym], (0.3, 0.3, 0.3, 1)),
-                           tag=f"pksuit:{sym}")
-            b.bind(on_press=lambda b, sym=sym: self.pick_suit(sym))
-            self.ids.suits.add_widget(b)
-
-    def pick_rank(self, r):
-        self.rank = r
-        self.refresh()
-
-    def pick_suit(self, sym):
-        from companion.island import IslandCard
-
-        if self.rank is not None:
-            card = IslandCard.parse(f"{self.rank}:{sym}")
-            self.rank = None
-            _app().powderkeg_card(card)
-
-    def call(self, c):
-        _app().powderkeg_call(c)
-
-    def refresh(self):
-        app = _app()
-        s = app.session
-        ok, msg = services.powderkeg_status()
-        h = s.hand if s is not None and s.game == "powderkeg" else None
-        active = h is not None
-        for w in (self.ids.undo, self.ids.next_round, self.ids.live, self.ids.die, self.ids.fold):
-            w.disabled = not active
-        for g in (self.ids.ranks, self.ids.suits):
-            for b in g.children:
-                b.disabled = not active
-        self.ids.players.clear_widgets()
-        if not active:
-            self.ids.banner.text = "Powderkeg"
-            self.ids.note.text = msg if not ok else "Start a Powderkeg session on the Session screen."
-            self.ids.cards.text = self.ids.result.text = ""
-            return
-        n = len(s.history) + 1
-        self.ids.banner.text = f"Round {n}: {h.dealer} deals.  Pot {h.pot}."
-        phase = h.phase
-        seen = ([h.dock] if h.dock else []) + list(h.revealed)
-        self.ids.cards.text = (f"dock {h.dock}   |   " if h.dock else "") + "  ".join(str(c) for c in h.revealed)
-        self.ids.note.text = {
-            "dock": f"{h.dealer}: dock one card face up.",
-            "opening": f"Turn up card {len(h.revealed) + 1} of the set.",
-            "reveal": f"Turn up card {len(h.revealed) + 1}.",
-            "calling": f"{h.next_to_call}: live, die or fold on card {len(h.revealed) + 1}?",
-            "showing": f"Play is over ({h.end}): show the rest of the hand, card {len(h.revealed) + 1}.",
-            "over": "Round settled.",
-        }[phase]
-        for b in self.ids.ranks.children:
-            b.state = "down" if b.text == self.rank else "normal"
-            b.disabled = phase not in ("dock", "opening", "reveal", "showing")
-        for b in self.ids.suits.children:
-            b.disabled = self.rank is None or phase not in ("dock", "opening", "reveal", "showing") or any(
-                str(c) == f"{self.rank}:{b.tag[7:]}" for c in seen)
-        calling = phase == "calling"
-        for w in (self.ids.live, self.ids.die, self.ids.fold):
-            w.disabled = not calling
-        pending = h.pending_calls
-        out = h.out
-        for p in s.players:
-            status = ("dealer" if p == h.dealer else "in" if p in h.in_players else out.get(p, "out"))
-            if p in pending:
-                status += f": {pending[p]}"
-            if p == h.next_to_call:
-                status = "to call"
-            self.ids.players.add_widget(_lab(p, "20sp", bold=True))
-            self.ids.players.add_widget(_lab(status, "18sp", color=(0.98, 0.78, 0.25, 1) if p == h.next_to_call
-                                             else (0.85, 0.9, 0.9, 1)))
-            self.ids.players.add_widget(_lab(str(h.stacks[p]), "20sp"))
-        self.ids.undo.disabled = not h.moves
-        self.ids.next_round.disabled = phase != "over"
-        r = s.current_ruling()
-        if r is not None:
-            lines = [f"Ended: {r['end']}.  Winners: {', '.join(r['winners']) or 'nobody'}"
-                     + ("  (dealer wins)" if r["dealer_wins"] else "")]
-            lines += [e["memo"] for e in r["entries"] if e["kind"] not in ("ante", "bet")]
-            lines.append("  ".join(f"{p} {r['stacks'][p] - r['stacks_before'][p]:+d}" for p in r["players"]))
-            self.ids.result.text = "\n".join(lines)
-        else:
-            self.ids.result.text = ""
 
 
 class SettingsScreen(Screen):
@@ -741,7 +667,7 @@ class ScanScreen(Screen):
 
 
 class CoachScreen(Screen):
-    """The exact chance that a bid holds (companion.odds) for the table in play: players, the revealed starting
+    """The exact chance that a bid holds (companion.games.pirates_bluff.odds) for the table in play: players, the revealed starting
     cards, optionally one player's hand entered by touch, the standing bid (or any bid chosen here)."""
 
     QS = 10  # columns P(count >= q), q = 1..QS
@@ -804,7 +730,7 @@ class CoachScreen(Screen):
 
     def odds(self):
         """(the bid's OddsResult, rank_table) for what is on screen; the hand only once it is complete."""
-        from companion import odds
+        from companion.games.pirates_bluff import odds
 
         s = _app().session
         h = s.hand

@@ -17,6 +17,15 @@ PALETTE = [
 ]
 
 
+def label(text, size="20sp", bold=False, color=(1, 1, 1, 1), halign="center"):
+    """A label that wraps to its width (tables of players, results)."""
+    from kivy.uix.label import Label
+
+    lab = Label(text=text, font_size=size, bold=bold, color=color, halign=halign, valign="middle")
+    lab.bind(size=lambda w, s: setattr(w, "text_size", s))
+    return lab
+
+
 class FlatButton(Button):
     """A flat, large-text button (>= 48dp high by the kv rule)."""
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion import records
+from companion.games import validate as records
 from companion.errors import PirateTableError, RecordError
-from companion.games.powderkeg import (
+from companion.games.powderkeg.rules import (
     CALLS,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -22,7 +22,7 @@ from companion.games.powderkeg import (
     PowderkegRound,
     Reveal,
 )
-from companion.island import IslandCard
+from companion.decks.island54 import IslandCard
 
 KEYS = {"game", "note", "players", "dealer", "stacks", "pot_carry", "dock", "hand", "calls", "options"}
 OPTION_KEYS = set(Options().as_dict())

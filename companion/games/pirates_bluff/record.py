@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.cards import PBCard
-from companion import records
+from companion.decks.pirates72 import PBCard
+from companion.games import validate as records
 from companion.errors import PirateTableError, RecordError
-from companion.games.pirates_bluff import (
+from companion.games.pirates_bluff.rules import (
     Bid,
     Call,
     Countdown,

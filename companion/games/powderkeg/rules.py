@@ -25,7 +25,7 @@ from typing import Iterable, Mapping
 
 from companion.errors import PirateTableError
 from companion.games.base import DEFAULT_STACK, POT, Entry, Referee
-from companion.island import IslandCard, is_dead, island_deck
+from companion.decks.island54 import IslandCard, is_dead, island_deck
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8

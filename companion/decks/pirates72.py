@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from companion.decks import Deck, register_deck
 from companion.errors import CardError
 
 RANKS = tuple(range(9))  # 0 is the wild
@@ -73,3 +74,20 @@ def rank_name(rank: int, plural: bool = False) -> str:
     names = ["Wild", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight"]
     plurals = ["Wilds", "Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Sevens", "Eights"]
     return (plurals if plural else names)[rank]
+
+
+def display(card: PBCard) -> str:
+    """Short face for the screen: ``7C``; a wild shows as ``W`` and its letter (``WB``)."""
+    return f"W{card.letter}" if card.is_wild else str(card)
+
+
+# The camera's models for this deck live in models/ (card_det.onnx + index_reader.onnx; vision/detect.py).
+PIRATES72 = register_deck(Deck(
+    id="pirates72",
+    title="Pirate's Bluff deck (72 cards: ranks 0-8, letters A-H)",
+    cards=full_deck(),
+    parse=PBCard.parse,
+    display=display,
+    camera_model="pirates72",
+    aliases=("pirates-bluff",),
+))

@@ -31,10 +31,10 @@ from fractions import Fraction
 from math import comb
 from typing import Iterable
 
-from companion.cards import LETTERS, WILD, PBCard, rank_name
+from companion.decks.pirates72 import LETTERS, WILD, PBCard, rank_name
 from companion.errors import PirateTableError
-from companion.games.pirates_bluff import MAX_PLAYERS, MIN_PLAYERS, hand_count
-from companion.games.pirates_bluff import hand_size as rules_hand_size
+from companion.games.pirates_bluff.rules import MAX_PLAYERS, MIN_PLAYERS, hand_count
+from companion.games.pirates_bluff.rules import hand_size as rules_hand_size
 
 __all__ = [
     "Deck",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Mapping
 
-from companion.cards import LETTERS, NATURAL_RANKS, WILD, PBCard, rank_name
+from companion.decks.pirates72 import LETTERS, NATURAL_RANKS, WILD, PBCard, rank_name
 from companion.errors import PirateTableError
 from companion.games.base import DEFAULT_STACK, POT, Entry, Referee
 

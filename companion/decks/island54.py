@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from companion.decks import Deck, register_deck
 from companion.errors import CardError
 
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "Q", "K")  # index = order, A lowest
@@ -148,3 +149,13 @@ def is_dead(cards: Iterable[IslandCard]) -> bool:
     for c in cards:
         (faces if c.is_face else numbers).add(c.suit)
     return not numbers.isdisjoint(faces)
+
+
+ISLAND54 = register_deck(Deck(
+    id="island54",
+    title="Island Deck (54 cards: six suits of A, 2-7, Q, K)",
+    cards=island_deck(),
+    parse=IslandCard.parse,
+    camera_model=None,  # no camera model reads this deck yet
+    aliases=("island",),
+))
