@@ -158,8 +158,17 @@ def agree(rec):
 
 
 def damage(rec, rnd):
-    """One random change of the kind a hand-written record might have."""
+    """One random change of the kind a hand-written record might have (none when an earlier change took away
+    what this one would touch)."""
     rec = copy.deepcopy(rec)
+    try:
+        _damage(rec, rnd)
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError):
+        pass
+    return rec
+
+
+def _damage(rec, rnd):
     rounds = rec["rounds"]
     players = rec["players"]
     kind = rnd.randrange(10)
@@ -196,7 +205,6 @@ def damage(rec, rnd):
         rec["max_cards"] = rec["max_cards"] + rnd.choice([-1, 1])
     else:
         rounds.append(copy.deepcopy(rnd.choice(rounds)) if rounds else {"bids": {p: 0 for p in players}})
-    return rec
 
 
 @given(st.integers(2, 6), st.integers(1, 4), st.integers(0, 10**6), st.integers(1, 4), st.randoms(use_true_random=False))
