@@ -28,6 +28,18 @@ SPEC = register(GameSpec(
         _EXAMPLES / "five-players-trick-by-trick.json",
         _EXAMPLES / "three-players-tied-captains.json",
     ),
+    table="companion.games.pirate_whist.table:WhistModel",
+    screens=(
+        "companion.games.pirate_whist.ui.setup:WhistSetupScreen",
+        "companion.games.pirate_whist.ui.bids:WhistBidScreen",
+        "companion.games.pirate_whist.ui.reveal:WhistRevealScreen",
+        "companion.games.pirate_whist.ui.play:WhistPlayScreen",
+        "companion.games.pirate_whist.ui.sheet:WhistSheetScreen",
+        "companion.games.pirate_whist.ui.edit:WhistEditScreen",
+        "companion.games.pirate_whist.ui.end:WhistEndScreen",
+    ),
+    setup_screen="whist_setup",
+    demo="companion.games.pirate_whist.demo:steps",
     summary="Bid the exact number of tricks you will take; spades are always trump. Hand sizes go "
             "max..1..max; 10 + tricks for an exact bid, minus the miss otherwise.",
 ))

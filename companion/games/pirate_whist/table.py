@@ -435,6 +435,29 @@ class WhistTable:
     def can_undo(self) -> bool:
         return bool(self._events)
 
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The steps taken on top of the earlier rounds (copies; secret bid values included: never show them)."""
+        return [dict(e) for e in self._events]
+
+    def replay(self, events: Any) -> None:
+        """Replace the steps by ``events`` (a saved round), replayed through the rules; RecordError naming the
+        place when one is not legal (the table is then unchanged)."""
+        if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+            raise RecordError("session.events: expected a list of events")
+        old = self._events
+        self._events = [dict(e) for e in events]
+        try:
+            self._rebuild()
+        except RecordError:
+            self._events = old
+            self._rebuild()
+            raise
+
+    @property
+    def base_rounds(self) -> int:
+        return len(self._base)
+
     def undo(self) -> str:
         """Take back the last step (a bid, the reveal, a trick, a card, counts, an edit). Returns what it was."""
         if not self._events:
@@ -472,8 +495,7 @@ class WhistTable:
         events = data.get("events")
         if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
             raise RecordError("session.events: expected a list of events")
-        t._events = [dict(e) for e in events]
-        t._rebuild()
+        t.replay(events)
         return t
 
 
@@ -500,3 +522,254 @@ def _describe(ev: dict[str, Any]) -> str:
     if kind == "edit":
         return f"the edit of round {ev['round'] + 1}"
     return str(kind)
+
+
+# ------------------------------------------------------------------------------------------------ the app's model
+
+from companion.games.registry import RoundStart, TableModel  # noqa: E402  (pure: no Kivy)
+
+DEFAULT_MAX_CARDS = 7
+OPTION_KEYS = ("max_cards", "first_dealer", "hook", "mode", "cut", "seed")
+
+
+def options_of(players: tuple[str, ...], options: Any) -> dict[str, Any]:
+    """The game's options (from the set-up screen or a saved session), checked; defaults filled in.
+    No ``first_dealer``: the table cuts for the deal (``seed`` makes the cut repeatable)."""
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise IllegalActionError(f"Pirate Whist options: expected an object, got {type(options).__name__}")
+    for k in options:
+        if k not in OPTION_KEYS:
+            raise IllegalActionError(f"Pirate Whist options: unknown option {k!r}")
+    n = len(players)
+    limit = rules.max_cards_limit(n) if n else 1
+    m = options.get("max_cards", min(DEFAULT_MAX_CARDS, limit))
+    hook = options.get("hook", False)
+    mode = options.get("mode", "counts")
+    if mode not in MODES:
+        raise IllegalActionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    cut: list[list[tuple[str, StdCard]]] = []
+    dealer = options.get("first_dealer")
+    if options.get("cut"):
+        try:
+            cut = [[(p, rules.card(c)) for p, c in draws] for draws in options["cut"]]
+        except (TypeError, ValueError) as exc:
+            raise IllegalActionError(f"Pirate Whist options: cut: {exc}") from None
+    if dealer is None:
+        seed = options.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise IllegalActionError(f"Pirate Whist options: seed must be a whole number, got {seed!r}")
+        cut, dealer = cut_for_deal(players, random.Random(seed))
+    setup = Setup(tuple(players), m, dealer, hook=hook)
+    return {"setup": setup, "mode": mode, "cut": cut}
+
+
+def round_ruling(state: rules.State, k: int) -> dict[str, Any]:
+    """The ruling of finished round ``k`` (0-based) as the session keeps it: the contract's round keys,
+    ``points`` (this round's scores) and ``record`` (the round in record form, to rebuild it on resume)."""
+    r = state.done[k]
+    res = rules.results(rules.State(state.setup, state.done[: k + 1], None))[k]
+    out: dict[str, Any] = {"game": records.GAME_ID, "round": k + 1, "cards": res.cards, "dealer": res.dealer,
+                           "leader": res.leader, "bids": res.bids, "won": res.won, "scores": res.scores,
+                           "points": dict(res.scores)}
+    if res.trick_winners is not None:
+        out["trick_winners"] = list(res.trick_winners)
+    out["record"] = records.round_record(r, state.setup.players)
+    return out
+
+
+class WhistModel(TableModel):
+    """Pirate Whist in the app: the session keeps the finished rounds (their rulings: ``points`` for the score
+    sheet, ``record`` to rebuild them); this model runs the round in play as a :class:`WhistTable` on top of
+    them. Actions are the table's events: ``{"e": "bid", "player": p, "bid": n}``, ``{"e": "reveal"}``,
+    ``{"e": "counts", "won": {...}}``, ``{"e": "trick", "winner": p}``, ``{"e": "play", "player": p,
+    "card": "10H"}``."""
+
+    spec_id = records.GAME_ID
+
+    def __init__(self, players: Any, options: Any = None) -> None:
+        super().__init__(players, options)
+        o = options_of(self.players, options)
+        self.setup: Setup = o["setup"]
+        self.mode: str = o["mode"]
+        self.cut = o["cut"]
+        self.round: WhistTable | None = None
+        self.played = 0  # finished rounds the session holds
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.options_json()
+
+    def options_json(self) -> dict[str, Any]:
+        return {"max_cards": self.setup.max_cards, "first_dealer": self.setup.first_dealer,
+                "hook": self.setup.hook, "mode": self.mode,
+                "cut": [[[p, str(c)] for p, c in draws] for draws in self.cut]}
+
+    # ---- rounds
+    def _table(self, history: Any) -> WhistTable:
+        recs = []
+        for i, h in enumerate(history):
+            if not isinstance(h, dict) or not isinstance(h.get("record"), dict):
+                raise RecordError(f"history[{i}]: not a Pirate Whist round")
+            recs.append(h["record"])
+        try:
+            base = records.rounds_of(self.setup, recs)
+        except RecordError as exc:
+            raise RecordError(f"history: {exc}") from None
+        return WhistTable(self.setup, mode=self.mode, cut=self.cut, base=base)
+
+    def new_round(self, start: RoundStart) -> None:
+        if len(start.history) >= self.setup.n_rounds:
+            raise IllegalActionError("the game is over: every round of the plan has been played")
+        self.round = self._table(start.history)
+        self.played = len(start.history)
+
+    def sheet_table(self, history: Any) -> WhistTable:
+        """A table of the finished rounds (and the round in play), for the score sheet, CSV, plot and end."""
+        if self.round is not None:
+            return self.round
+        return self._table(history)
+
+    def round_over(self) -> bool:
+        t = self.round
+        return t is not None and len(t.state.done) > t.base_rounds
+
+    def rule_round(self) -> dict[str, Any]:
+        if not self.round_over():
+            raise IllegalActionError("the round is not over")
+        assert self.round is not None
+        return round_ruling(self.round.state, self.round.base_rounds)
+
+    def round_committed(self, ruling: dict[str, Any]) -> None:
+        self.played += 1
+
+    def game_over(self, history: Any) -> bool:
+        return len(history) >= self.setup.n_rounds
+
+    def apply(self, action: Any) -> None:
+        t = self.round
+        if t is None:
+            raise IllegalActionError("no round in play")
+        if self.round_over():
+            raise IllegalActionError("the round is over: go on to the next round")
+        if not isinstance(action, dict):
+            raise IllegalActionError(f"not a Pirate Whist action: {action!r}")
+        kind = action.get("e")
+        if kind == "bid":
+            t.submit_bid(action.get("player"), action.get("bid"))
+        elif kind == "reveal":
+            t.reveal()
+        elif kind == "counts":
+            won = action.get("won")
+            if not isinstance(won, dict):
+                raise IllegalActionError("counts: expected tricks won per player")
+            t.enter_counts(won)
+        elif kind == "trick":
+            t.take_trick(action.get("winner"))
+        elif kind == "play":
+            t.play_card(action.get("player"), action.get("card"))
+        else:
+            raise IllegalActionError(f"not a Pirate Whist action: {kind!r}")
+
+    def undo(self) -> Any:
+        t = self.round
+        if t is None or not t.can_undo():
+            raise IllegalActionError("nothing to undo in this round")
+        last = t.events[-1]
+        t.undo()
+        return last
+
+    def can_undo(self) -> bool:
+        return self.round is not None and self.round.can_undo()
+
+    @property
+    def moves(self) -> list[Any]:
+        return self.round.events if self.round is not None else []
+
+    @property
+    def phase(self) -> str:
+        if self.round is None:
+            return ""
+        return "over" if self.round_over() else self.round.phase
+
+    def edit(self, history: Any, index: int, bids: dict[str, int], won: dict[str, int]) -> dict[str, Any]:
+        """The corrected ruling of finished round ``index`` (0-based), ruled through the rules (IllegalActionError
+        and nothing changed when it is not legal); the caller gives it to ``session.edit_round``, then calls
+        ``history_changed``."""
+        t = self._table(history)
+        t.edit_round(index + 1, bids, won)
+        return round_ruling(t.state, index)
+
+    def history_changed(self, history: Any) -> None:
+        """The session's history was edited: rebuild the round in play on top of it (same steps)."""
+        if self.round is not None:
+            events = self.round.events
+            t = self._table(history)
+            t.replay(events)
+            self.round = t
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise IllegalActionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        self.mode = mode
+        if self.round is not None:
+            self.round.set_mode(mode)
+
+    # ---- the app
+    def screen(self) -> str:
+        if self.round is None:
+            return "whist_end" if self.played >= self.setup.n_rounds else "whist_sheet"
+        ph = self.phase
+        return {"bid": "whist_bids", "reveal": "whist_reveal", "dealer-bid": "whist_reveal"}.get(ph, "whist_play")
+
+    def describe(self, action: Any) -> str:
+        """The status line after an action; a bid's value never (it is secret until the reveal)."""
+        if not isinstance(action, dict):
+            return ""
+        kind = action.get("e")
+        if kind == "bid":
+            if self.round is not None and self.round.phase in ("play",) and self.setup.hook:
+                return f"{action.get('player')} (dealer) bids {action.get('bid')} in the open."
+            return f"{action.get('player')}'s bid (kept secret)."
+        if kind == "reveal":
+            return "The bids are revealed."
+        if kind == "counts":
+            return "Tricks counted."
+        if kind == "trick":
+            return f"Trick to {action.get('winner')}."
+        if kind == "play":
+            return f"{action.get('player')} plays {action.get('card')}."
+        return ""
+
+    def round_intro(self, number: int) -> str:
+        k = number - 1
+        if not 0 <= k < self.setup.n_rounds:
+            return f"Round {number}."
+        c = self.setup.cards(k)
+        return (f"Round {number} of {self.setup.n_rounds}: {c} card{'s' if c != 1 else ''}, "
+                f"{self.setup.dealer(k)} deals, {self.setup.leader(k)} leads.")
+
+    def history_line(self, ruling: dict[str, Any]) -> str:
+        try:
+            parts = [f"{p} {ruling['bids'][p]}/{ruling['won'][p]} {ruling['scores'][p]:+d}" for p in self.players]
+            return (f"#{ruling['round']}: {ruling['cards']} card{'s' if ruling['cards'] != 1 else ''}, "
+                    f"{ruling['dealer']} dealt.  " + ", ".join(parts))
+        except (KeyError, TypeError):
+            return super().history_line(ruling)
+
+    # ---- resume
+    def round_json(self) -> dict[str, Any] | None:
+        # The secret bids of an unrevealed round are in here: the saved file is the tablet's own, never shown.
+        return None if self.round is None else {"events": self.round.events}
+
+    def load_round(self, data: Any, start: RoundStart) -> None:
+        self.played = len(start.history)
+        if data is None:
+            self.round = None
+            return
+        if not isinstance(data, dict):
+            raise RecordError("session.table.round: expected an object")
+        t = self._table(start.history)
+        t.replay(data.get("events"))
+        self.round = t
