@@ -24,8 +24,9 @@ def deal(setup: Setup, k: int, rng: random.Random) -> dict[str, tuple[StdCard, .
 
 
 def guess_bid(hand: tuple[StdCard, ...], n_players: int) -> int:
-    """A simple bid: spades from queen up, other aces, long spade suits."""
-    strong = sum(1 for c in hand if (c.suit == rules.TRUMP and c.rank >= 12) or c.rank == 14)
+    """A simple bid: spades from jack up, other aces, kings at a small table, long spade suits."""
+    strong = sum(1 for c in hand if (c.suit == rules.TRUMP and c.rank >= 11) or c.rank == 14
+                 or (c.rank == 13 and n_players <= 4))
     spades = sum(1 for c in hand if c.suit == rules.TRUMP)
     if spades >= 3:
         strong += 1

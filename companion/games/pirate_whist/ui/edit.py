@@ -68,7 +68,7 @@ class WhistEditScreen(Screen):
         total = sum(self.won.values())
         ids.note.text = f"Tricks won add up to {total} of {r['cards']}."
         ids.save.disabled = total != r["cards"]
-        for h in ("", "Bid", "", "", "Won", "", ""):
+        for h in ("", "", "Bid", "", "", "Won", ""):
             ids.grid.add_widget(label(h, "18sp", bold=True, color=GOLD))
         for p in m.players:
             ids.grid.add_widget(label(p, "22sp", bold=True))

@@ -17,6 +17,10 @@ class WhistPlayScreen(Screen):
     warning: str = ""
 
     def on_kv_post(self, base):
+        # The counts panel and the trick panel take turns in ``body`` (a hidden panel is out of the tree, so
+        # none of its buttons can catch a touch meant for the other).
+        self._panels = {"counts": self.ids.counts_box.__self__, "tricks": self.ids.tricks_box.__self__}
+        self.ids.body.clear_widgets()
         for r in range(2, 15):
             b = FlatToggle(text=RANK_TEXT[r], group="whist_rank", font_size="26sp", tag=f"whist:rank:{RANK_TEXT[r]}")
             b.bind(on_press=lambda b, r=r: self.pick_rank(r))
@@ -150,14 +154,11 @@ class WhistPlayScreen(Screen):
 
     def _show(self, counts, tricks):
         ids = self.ids
-        for w, on in ((ids.counts_box, counts), (ids.tricks_box, tricks)):
-            w.opacity = 1 if on else 0
-            w.disabled = not on
-            w.size_hint_y = 1 if on else None
-            if not on:
-                w.height = 0
-        ids.filler.size_hint_y = None if (counts or tricks) else 1
-        ids.filler.height = 0
+        want = self._panels["counts"] if counts else self._panels["tricks"] if tricks else None
+        if list(ids.body.children) != ([want] if want else []):
+            ids.body.clear_widgets()
+            if want is not None:
+                ids.body.add_widget(want)
         ids.mode_row.opacity = 1 if (counts or tricks) else 0
         ids.mode_row.disabled = not (counts or tricks)
 
