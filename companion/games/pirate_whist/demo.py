@@ -1,5 +1,6 @@
 """Pirate Whist demo mode: a whole game (4 players, hands 3..1..3) played through the screens' own intents:
-set-up with a cut for the deal, secret bids on the passed tablet, the reveal, trick-by-trick play with cards,
+set-up with a cut for the deal, secret bids on the passed tablet, the reveal and the dealer's open bid (the hook
+rule), trick-by-trick play with cards,
 counts, the score sheet, an edited round and the Captain (``pirate-table app --demo --game pirate-whist``).
 The GameSpec's demo hook; the simulated players' choices come from :mod:`.sim`."""
 
@@ -30,6 +31,7 @@ def steps(app, shot):
     def start():
         scr = app.screens["whist_setup"]
         scr.ids.mode_tricks.state, scr.ids.mode_counts.state = "down", "normal"
+        scr.ids.hook.state = "down"  # the dealer bids last, in the open
         scr.start()
 
     def decide(style):
@@ -56,6 +58,11 @@ def steps(app, shot):
 
     def reveal():
         app.screens["whist_reveal"].reveal()
+
+    def dealer_bid():
+        r = model().round
+        if r.phase == "dealer-bid":
+            app.screens["whist_reveal"].dealer_bid(plan["bids"][r.now()["dealer"]])
 
     def cards(n=None):
         def f():
@@ -91,6 +98,7 @@ def steps(app, shot):
         decide(style)()
         all_bids()
         reveal()
+        dealer_bid()
         if style == "counts":
             counts()
             counts_done()
@@ -117,9 +125,9 @@ def steps(app, shot):
     return [
         setup, *snap("whist_setup"), start,
         decide("cards"), *snap("whist_bids"), one_bid(pick_only=True), *snap("whist_bids_pad"), confirm,
-        all_bids, *snap("whist_reveal"), reveal, cards(2), *snap("whist_play_tricks"), cards(),
-        *snap("whist_round_over"), next_round,
-        decide("counts"), all_bids, reveal, counts, *snap("whist_play_counts"), counts_done,
+        all_bids, *snap("whist_reveal"), reveal, *snap("whist_reveal_dealer"), dealer_bid,
+        cards(2), *snap("whist_play_tricks"), cards(), *snap("whist_round_over"), next_round,
+        decide("counts"), all_bids, reveal, dealer_bid, counts, *snap("whist_play_counts"), counts_done,
         the_rest, sheet, *snap("whist_sheet"), edit, *snap("whist_edit"), end, *snap("whist_end"),
     ]
 
