@@ -317,3 +317,18 @@ def test_refusal_changes_nothing_and_is_not_half_a_ruling(tmp_path):
     with pytest.raises(RecordError, match=r"rounds\[4\]\.bids\.Ann: bid 9 is more than the 3 cards dealt"):
         rule_record(rec)
     assert rec == before
+
+
+def test_the_refused_examples_are_registered_and_each_refused_for_its_reason():
+    spec = registry.get("pirate-whist")
+    files = sorted((EXAMPLES / "refused").glob("*.json"))
+    assert len(files) >= 8 and tuple(files) == spec.refused_examples
+    reasons = {
+        "revoke-with-hands": "revoke: Cy must follow clubs", "revoke-without-hands": "revoke: A failed to follow",
+        "play-out-of-turn": "plays out of turn", "bid-out-of-range": "more than the 1 card dealt",
+        "won-does-not-sum": "add up to 3", "more-rounds-than-the-plan": "6 rounds", "card-twice": "already played",
+        "bool-bid": "got True",
+    }
+    for f in files:
+        with pytest.raises(RecordError, match=reasons[f.stem]):
+            rule_record(json.loads(f.read_text()))

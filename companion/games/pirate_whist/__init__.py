@@ -28,6 +28,7 @@ SPEC = register(GameSpec(
         _EXAMPLES / "five-players-trick-by-trick.json",
         _EXAMPLES / "three-players-tied-captains.json",
     ),
+    refused_examples=tuple(sorted((_EXAMPLES / "refused").glob("*.json"))),
     table="companion.games.pirate_whist.table:WhistModel",
     screens=(
         "companion.games.pirate_whist.ui.setup:WhistSetupScreen",
