@@ -25,7 +25,10 @@ def _inside(poly, pt) -> bool:
 
 def evaluate(scanner, start_scenes, fan_scenes, seed, timings: dict | None = None, name: str = "ort"):
     from companion.decks.pirates72 import PBCard
-    from vision.detect import FAN_MIN, first_bidder
+    from companion.games import registry
+    from vision.detect import FAN_MIN
+
+    first_bidder = registry.reads_rule_for_deck("pirates72")  # the camera reads; the game decides
 
     st = dict(cards=0, found=0, exact=0, wrong=0, unreadable=0, false_pos=0, fb_scenes=0, fb_right=0, fb_wrong=0,
               fan_idx=0, fan_exact=0, fan_wrong=0)

@@ -67,7 +67,10 @@ def agree(scans: list) -> list:
 
 def run_live(device, max_readings: int = 0) -> int:
     from companion.errors import PirateTableError
-    from vision.detect import Scanner, first_bidder
+    from companion.games import registry
+    from vision.detect import Scanner
+
+    first_bidder = registry.reads_rule_for_deck("pirates72")  # the camera reads; the game decides
 
     cap = cv2.VideoCapture(device)
     if not cap.isOpened():

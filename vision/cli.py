@@ -77,8 +77,9 @@ def run_scan(args) -> int:
     img = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if img is None:
         raise PirateTableError(f"cannot read image {args.image!r}")
-    from vision.detect import first_bidder
+    from companion.games import registry
 
+    first_bidder = registry.reads_rule_for_deck(args.deck)  # the camera reads; the game decides
     cards, _ = _scanner(args).scan(img)
     out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
            "cards": [c.to_json() for c in cards]}

@@ -38,8 +38,7 @@ CARD_TEMP = 0.7  # the two corners' evidence is multiplied, tempered (they share
 CARD_MIN = 0.90  # a card is read when its posterior for one code is at least this
 FAN_MIN = 0.85  # a fanned-hand index on its own
 NO_INDEX = 0.8  # a found "card" whose every corner, read either way round, is this sure to hold no index is none
-FB_MIN = 0.99  # the first bidder is named when P(that card is the lowest) is at least this
-FB_UNREAD_MIX = 0.1  # for the first bidder, an unreadable card's posterior is mixed this much with "any card"
+# Who bids first is the game's decision (companion/games/pirates_bluff/camera.py), not the camera's.
 
 
 @dataclass
@@ -505,43 +504,3 @@ def assemble(card_quads, per_card, fan) -> list[CardRead]:
         ok = rd.conf >= FAN_MIN
         out.append(CardRead("index", rd.quad, rd.rank if ok else None, rd.letter if ok else None, rd.conf, [rd], rd.probs))
     return out
-
-
-def _probs_of(c: CardRead) -> np.ndarray:
-    if c.probs is not None:
-        return c.probs
-    p = np.zeros(72)
-    if c.rank is None:
-        p[:] = 1 / 72
-    else:
-        p[c.rank * 8 + LETTERS.index(c.letter)] = 1.0
-    return p
-
-
-def first_bidder(cards: list[CardRead], min_prob: float | None = None, mix: float | None = None) -> dict:
-    """The lowest of the starting cards (whole cards lying apart), by PBCard ordering.
-
-    Code index rank * 8 + letter IS the PBCard order (wild 0 lowest, then the earlier letter), so from each
-    card's posterior P_i, P(card i is the lowest) = sum_c P_i(c) * prod_{j != i} P_j(code > c). A card that
-    could not be read with confidence still counts when it is surely higher than the lowest (say a blurred
-    7 next to a clear wild). The answer is given only when that probability is >= FB_MIN and the lowest card
-    itself is read; otherwise ``card`` is None with the reason."""
-    min_prob = FB_MIN if min_prob is None else min_prob
-    mix = FB_UNREAD_MIX if mix is None else mix
-    starting = [c for c in cards if c.kind == "card"]
-    if not starting:
-        return {"card": None, "reason": "no cards found"}
-    # the reader's odds on a card it could not read are not to be trusted far: part of its weight goes to every code
-    P = np.stack([_probs_of(c) if c.rank is not None else (1 - mix) * _probs_of(c) + mix / 72 for c in starting])
-    above = np.clip(1 - np.cumsum(P, axis=1), 0, 1)  # P_j(code > c)
-    lowest = np.empty(len(P))
-    for i in range(len(P)):
-        others = np.prod(np.delete(above, i, axis=0), axis=0)
-        lowest[i] = float((P[i] * others).sum())
-    best = int(lowest.argmax())
-    c = starting[best]
-    if c.rank is None or lowest[best] < min_prob:
-        return {"card": None, "reason": "a starting card that may be the lowest is unreadable",
-                "probability": round(float(lowest[best]), 4)}
-    return {"card": c.code, "position": [round(float(v), 1) for v in c.center], "corners": c.to_json()["corners"],
-            "probability": round(float(lowest[best]), 4)}

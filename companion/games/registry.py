@@ -46,6 +46,10 @@ class GameSpec:
     - ``table``: the game's :class:`TableModel` subclass, or ``"module:Class"`` (imported when first needed).
     - ``screens``: ``"module:Class"`` of the game's Kivy screens; a ``.kv`` file with the module's name beside
       the module is loaded first. Imported only by the UI.
+    - ``intents``: ``"module:Class"``; ``Class(app)`` is made once when the app builds; its public methods
+      answer as the app's own while a session of this game is on (``app.bid(...)``). UI only.
+    - ``nav``: ``(("Coach", "coach"),)``: nav-bar buttons (label, screen name) the game adds after "Ledger";
+      a button is enabled while its screen's ``allowed()`` says so.
     - ``setup_screen``: the name of the screen the start screen opens to set up a new session of this game
       (players, seats, options); None: the start screen's own form (players, buy-in, ``start_options``).
     - ``start_options``: which of the start screen's variant controls apply to this game (``"ante"``,
@@ -57,6 +61,9 @@ class GameSpec:
       ``"pot_carry"`` (top level) or ``"options.pot_carry"`` (the ledger fills it in: ``referee --ledger``).
     - ``odds``: ``"module"`` of the game's odds calculator (``pirate-table odds``), if any.
     - ``camera``: the game reads cards with the table camera (its deck has a camera model).
+    - ``reads_rule``: ``"module:function"``; ``function(reads) -> dict``: what the game decides from the
+      camera's reads of the table (Pirate's Bluff: who bids first; ``pirate-table scan --first-bidder``). The
+      camera only reads; the game decides.
     - ``summary``: one line for lists; ``extra``: anything else the game wants to publish.
     """
 
@@ -79,6 +86,9 @@ class GameSpec:
     camera: bool = False
     refused_examples: tuple[Path, ...] = ()
     pot_carry_at: str = "pot_carry"
+    reads_rule: str | None = None
+    intents: str | None = None
+    nav: tuple[tuple[str, str], ...] = ()
 
     def demo_record(self) -> dict[str, Any]:
         if not self.examples:
@@ -287,6 +297,18 @@ def get(game_id: Any) -> GameSpec:
         return _REGISTRY[game_id]
     known = ", ".join(sorted(_REGISTRY))
     raise RecordError(f"game: unknown game {game_id!r} (known: {known})")
+
+
+def reads_rule_for_deck(deck: str) -> Callable[[Any], dict[str, Any]]:
+    """The rule that decides from camera reads of ``deck`` (an id or alias): the first registered game on that
+    deck that has a ``reads_rule``. PirateTableError when none has."""
+    from companion.decks import get_deck
+
+    want = get_deck(deck)
+    for g in games():
+        if g.reads_rule and get_deck(g.deck) is want:
+            return resolve(g.reads_rule)
+    raise PirateTableError(f"no registered game decides anything from reads of the {want.title}")
 
 
 def with_odds() -> list[GameSpec]:

@@ -103,7 +103,8 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
                 steps += registry.resolve(spec.demo)(app, shot)
             if i == 0:  # the shared screens, with the first game's session
                 for name in ("history", "ledger", "settings", "buttons"):
-                    steps += [show(name), shot(name)]
+                    if name != "ledger" or spec.uses_chips:
+                        steps += [show(name), shot(name)]
         steps.append(app.stop)
 
         def step(dt):

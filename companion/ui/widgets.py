@@ -38,19 +38,6 @@ class FlatToggle(ToggleButton):
     tag = StringProperty("")
 
 
-def fill_card_picker(ranks_box, letters_box, *, group: str, font_size: str, rank_tag: str, letter_tag: str,
-                     on_rank, on_letter) -> None:
-    """Rank toggles (W, 1-8) and letter buttons (A-H) for entering a Pirate's Bluff card by touch."""
-    for r in range(9):
-        b = FlatToggle(text="W" if r == 0 else str(r), group=group, font_size=font_size, tag=f"{rank_tag}:{r}")
-        b.bind(on_press=lambda b, r=r: on_rank(r))
-        ranks_box.add_widget(b)
-    for letter in "ABCDEFGH":
-        b = FlatButton(text=letter, font_size=font_size, tag=f"{letter_tag}:{letter}")
-        b.bind(on_press=lambda b, letter=letter: on_letter(letter))
-        letters_box.add_widget(b)
-
-
 class CallButton(FlatButton):
     """A seat's CALL button. Remembers the time its touch began (the touch's own timestamp, time.time())."""
 

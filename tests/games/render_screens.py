@@ -38,6 +38,10 @@ def main(game: str, out: Path) -> int:
 
     def shoot(name, tag):
         app.go(name)
+        if app.sm.current != name:  # the screen's allowed() says not now: it must still render (its why)
+            assert not app.allowed(name)[0], (name, app.sm.current, app.status_text)
+            app.screens[name].refresh()
+            app.sm.current = name
         pump(3)
         assert app.sm.current == name, (name, app.sm.current, app.status_text)
         fn = Window.screenshot(name=str(out / f"{name}-{tag}.png"))

@@ -23,11 +23,15 @@ SPEC = register(GameSpec(
     rule_record=rule_record,
     examples=(HERE / "examples" / "rulebook.json",),
     table="companion.games.pirates_bluff.table:PiratesBluffTable",
-    screens=(),
+    screens=tuple(f"companion.games.pirates_bluff.ui.{m}" for m in (
+        "deal:DealScreen", "bid:BidScreen", "showdown:ShowdownScreen", "ruling:RulingScreen", "coach:CoachScreen")),
+    intents="companion.games.pirates_bluff.ui.intents:PiratesBluffIntents",
+    nav=(("Coach", "coach"),),
     demo="companion.games.pirates_bluff.demo:steps",
     start_options=("ante", "window_ms", "super_wilds", "cyclone"),
     odds="companion.games.pirates_bluff.odds",
     camera=True,
+    reads_rule="companion.games.pirates_bluff.camera:first_bidder",
     pot_carry_at="options.pot_carry",
     summary="Bid on how many of a rank are in play; CALL buttons; chips",
 ))
