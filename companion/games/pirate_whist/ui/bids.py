@@ -68,7 +68,8 @@ class WhistBidScreen(Screen):
             self.bidder, self.choice = None, None
         cards = t.now()["cards"]
         ids.small.text = ("Bid: " + (", ".join(done) if done else "nobody yet") + "      Still to bid: "
-                          + ", ".join(status["waiting"]))
+                          + ", ".join(status["waiting"])
+                          + (f"      {t.now()['dealer']} (dealer) bids last, in the open" if m.setup.hook else ""))
         ids.undo.disabled = not m.can_undo()
         if self.bidder is None:  # the blank hand-off view: nothing of anyone's bid
             ids.big.text = f"Pass the tablet to {nxt}"

@@ -40,6 +40,7 @@ class WhistSheetScreen(Screen):
             grid.cols = 1
             return
         t = sheet_table(s)
+        ids.back.text = "The Captain" if s.game_over() else "Back to the round"
         ids.header.text = header(s)
         ids.note.text = "Each cell: bid / won, score, total.  Tap a played round's number to edit it."
         players = list(t.players)
