@@ -108,11 +108,11 @@ class WhistPlayScreen(Screen):
         tv = t.trick_view()
         won = tv["won"]
         for h in ("", "bid", "won"):
-            ids.bids.add_widget(label(h, "18sp", color=PALE))
+            ids.bids.add_widget(_cell(h, "18sp", color=PALE))
         for p in t.players:
-            ids.bids.add_widget(label(p, "21sp", bold=True, halign="left"))
-            ids.bids.add_widget(label(str(bids[p]), "24sp", bold=True, color=GOLD))
-            ids.bids.add_widget(label(str(won[p]) if t.mode == "tricks" else "", "22sp"))
+            ids.bids.add_widget(_cell(p, "21sp", bold=True, halign="left"))
+            ids.bids.add_widget(_cell(str(bids[p]), "24sp", bold=True, color=GOLD))
+            ids.bids.add_widget(_cell(str(won[p]) if t.mode == "tricks" else "", "22sp"))
         vs = t.bids_vs_cards()
         ids.vs.text = f"Bids vs cards:\n{vs['text']}"
         ids.mode_counts.state = "down" if t.mode == "counts" else "normal"
@@ -138,7 +138,7 @@ class WhistPlayScreen(Screen):
             ids.done.disabled = total != cards
             return
         self._show(counts=False, tricks=True)
-        played = "   ".join(f"{p} {_face(c)}" for p, c in tv["cards"])
+        played = ",  ".join(f"{p} {_face(c)}" for p, c in tv["cards"])
         ids.trick.text = (f"Trick {tv['trick']} of {tv['of']}: {tv['leader']} leads.   "
                           + (played if played else "Tap who won it, or enter the cards."))
         for p in t.players:
@@ -178,6 +178,15 @@ class WhistPlayScreen(Screen):
         if r.get("trick_winners"):
             ids.vs.text = "Tricks: " + ", ".join(r["trick_winners"])
         ids.next_round.text = "Next round" if r["round"] < m.setup.n_rounds else "Finish the game"
+
+
+def _cell(text, size, halign="center", **kw):
+    """A one-line cell of the bids table: names take the room, long ones are cut short with an ellipsis."""
+    lab = label(text, size, halign=halign, **kw)
+    lab.shorten = True
+    lab.shorten_from = "right"
+    lab.size_hint_x = 3 if halign == "left" else 1
+    return lab
 
 
 def _face(text: str) -> str:
