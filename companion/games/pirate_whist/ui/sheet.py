@@ -10,6 +10,11 @@ from companion.ui.widgets import FlatButton, label
 
 
 class WhistSheetScreen(Screen):
+    def allowed(self):
+        """The nav bar's "Scores" works during a Pirate Whist game only."""
+        s, m = whist()
+        return (True, "") if s is not None else (False, "The score sheet is for a Pirate Whist game.")
+
     def edit(self, number):
         app().screens["whist_edit"].open(number)
 
