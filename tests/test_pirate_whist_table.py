@@ -301,3 +301,129 @@ def test_a_table_resumes_on_top_of_finished_rounds_from_their_records():
         rounds_of(t.setup, [contract["rounds"][0], {"bids": contract["rounds"][1]["bids"], "won": {}}])
     with pytest.raises(IllegalActionError, match="does not fit"):
         WhistTable(t.setup, base=base[1:])
+
+
+# ------------------------------------------------------------------------------------------------ the app's model
+
+
+def session_with(players=("Ann", "Ben", "Cy"), **options):
+    from companion.session import TableSession
+
+    opts = {"max_cards": 2, "first_dealer": "Ann"}
+    opts.update(options)
+    s = TableSession(list(players), None, "pirate-whist", opts)
+    s.new_round()
+    return s
+
+
+def play_round_in(s, bids, won):
+    m = s.model
+    for p in m.setup.clockwise_from(m.round.now()["leader"]):
+        if p in bids and m.round.phase == "bid":
+            s.apply({"e": "bid", "player": p, "bid": bids[p]})
+    s.apply({"e": "reveal"})
+    if m.round.phase == "dealer-bid":
+        d = m.round.now()["dealer"]
+        s.apply({"e": "bid", "player": d, "bid": bids[d]})
+    s.apply({"e": "counts", "won": won})
+
+
+def test_the_session_runs_whist_rounds_with_points_and_never_describes_a_bid(tmp_path):
+    from companion.session import TableSession
+
+    s = session_with()
+    m = s.model
+    assert m.screen() == "whist_bids" and m.phase == "bid" and not m.can_undo()
+    s.apply({"e": "bid", "player": "Ben", "bid": 2})
+    assert "2" not in m.describe({"e": "bid", "player": "Ben", "bid": 2})
+    assert m.moves == [{"e": "bid", "player": "Ben", "bid": 2}]
+    assert m.undo() == {"e": "bid", "player": "Ben", "bid": 2} and not m.can_undo()
+    play_round_in(s, {"Ann": 0, "Ben": 2, "Cy": 0}, {"Ann": 0, "Ben": 2, "Cy": 0})
+    assert m.round_over() and m.phase == "over" and m.screen() == "whist_play"
+    with pytest.raises(IllegalActionError, match="round is over"):
+        s.apply({"e": "bid", "player": "Ann", "bid": 0})
+    r = s.finish_round()
+    assert r["points"] == {"Ann": 10, "Ben": 12, "Cy": 10} and r["record"]["won"] == {"Ann": 0, "Ben": 2, "Cy": 0}
+    assert "Ben 2/2 +12" in m.history_line(r)
+    assert m.screen() == "whist_sheet"
+    s.new_round()
+    assert m.round_intro(2) == "Round 2 of 3: 1 card, Ben deals, Cy leads."
+    s.apply({"e": "bid", "player": "Cy", "bid": 1})
+    s.save(tmp_path / "s.json")
+    back = TableSession.load(tmp_path / "s.json")
+    assert back.to_dict() == s.to_dict() and back.model.round.bid_status() == m.round.bid_status()
+    with pytest.raises(IllegalActionError, match="secret"):
+        back.model.round.bids()
+    assert back.totals() == {"Ann": 10, "Ben": 12, "Cy": 10}
+
+
+def test_the_session_plays_to_the_captain_and_edits_a_round():
+    s = session_with(("Ann", "Ben"), max_cards=2, hook=True)
+    for bids, won in (({"Ann": 1, "Ben": 0}, {"Ann": 1, "Ben": 1}), ({"Ann": 0, "Ben": 0}, {"Ann": 1, "Ben": 0}),
+                      ({"Ann": 1, "Ben": 2}, {"Ann": 0, "Ben": 2})):
+        if s.model.round is None:
+            s.new_round()
+        play_round_in(s, bids, won)
+        s.finish_round()
+    assert s.game_over() and s.model.screen() == "whist_end"
+    # round 1 (2 cards, Ann deals): Ann 1/1 +11, Ben 0/1 -1; round 2 (1 card, Ben deals): Ann 0/1 -1, Ben 0/0 +10;
+    # round 3 (2 cards, Ann deals): Ann 1/0 -1, Ben 2/2 +12
+    assert s.totals() == {"Ann": 9, "Ben": 21}
+    with pytest.raises(Exception, match="over"):
+        s.new_round()
+    ruling = s.model.edit(s.history, 0, {"Ann": 0, "Ben": 1}, {"Ann": 1, "Ben": 1})
+    s.edit_round(0, ruling)
+    s.model.history_changed(s.history)
+    assert s.totals() == {"Ann": -3, "Ben": 33}
+    assert s.model.sheet_table(s.history).captains() == ["Ben"]
+    # the hook rule holds in an edit too: Ben dealt round 2 and may not bid 1 after Ann's 0
+    with pytest.raises(IllegalActionError, match="hook rule"):
+        s.model.edit(s.history, 1, {"Ann": 0, "Ben": 1}, {"Ann": 1, "Ben": 0})
+    assert s.totals() == {"Ann": -3, "Ben": 33}
+
+
+@pytest.mark.parametrize("options,msg", [
+    ({"colour": "red"}, "unknown option"),
+    ({"mode": "fast"}, "mode must be"),
+    ({"max_cards": 27}, "1 to 26"),
+    ({"seed": "x", "first_dealer": None}, "seed"),
+    ({"first_dealer": "Zed"}, "first dealer"),
+    ({"hook": "yes"}, "hook"),
+])
+def test_bad_options_are_refused(options, msg):
+    from companion.games.pirate_whist.table import WhistModel
+
+    with pytest.raises(IllegalActionError, match=msg):
+        WhistModel(["Ann", "Ben"], options)
+
+
+def test_without_a_dealer_the_model_cuts_and_keeps_the_cut():
+    from companion.games.pirate_whist.table import WhistModel
+
+    m = WhistModel(["Ann", "Ben", "Cy"], {"seed": 5})
+    o = m.options_json()
+    assert o["cut"] and o["first_dealer"] == WhistModel(["Ann", "Ben", "Cy"], o).setup.first_dealer
+    assert o["max_cards"] == 7 and WhistModel([f"P{i}" for i in range(10)], {}).setup.max_cards == 5
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d["table"]["round"]["events"].append({"e": "bid", "player": "Cy", "bid": 9}),
+    lambda d: d["table"]["round"].update(events="nope"),
+    lambda d: d["history"][0]["record"]["won"].update(Ann=2),
+    lambda d: d["history"][0].pop("record"),
+])
+def test_a_damaged_saved_session_is_refused_cleanly(tmp_path, damage):
+    from companion.errors import PirateTableError
+    from companion.session import TableSession
+
+    s = session_with()
+    play_round_in(s, {"Ann": 0, "Ben": 2, "Cy": 0}, {"Ann": 0, "Ben": 2, "Cy": 0})
+    s.finish_round()
+    s.new_round()
+    s.apply({"e": "bid", "player": "Cy", "bid": 1})
+    d = json.loads(json.dumps(s.to_dict()))
+    damage(d)
+    (tmp_path / "s.json").write_text(json.dumps(d))
+    with pytest.raises(PirateTableError) as exc:
+        TableSession.load(tmp_path / "s.json")
+    assert "\n" not in str(exc.value)
