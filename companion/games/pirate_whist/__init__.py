@@ -1,7 +1,9 @@
 """Pirate Whist: Oh Hell with spades always trump, scored 10 + tricks for an exact bid, minus the miss otherwise.
 
 One package: the pure rules (:mod:`.rules`), the record format and referee (:mod:`.record`), the table model
-for the app (:mod:`.table`, no Kivy) and example records (``examples/``). Registered once, here.
+(:mod:`.table`: ``WhistTable`` for a whole game, ``WhistModel`` for the session; no Kivy), simulated players
+(:mod:`.sim`), demo mode (:mod:`.demo`), the screens (``ui/``, the only Kivy code) and example records
+(``examples/``, ``examples/refused/``). Registered once, here. docs/pirate-whist.md tells the rest.
 """
 
 from __future__ import annotations
