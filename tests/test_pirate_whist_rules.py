@@ -149,3 +149,9 @@ def test_round_actions_replay_a_round_exactly():
     g = sim.play_game(Setup(("A", "B", "C"), 3, "B", hook=True), 5, styles=("cards", "tricks", "counts"))
     for r in g.state.done:
         assert rules.play_round(g.setup, r.index, rules.round_actions(r, g.setup)) == r
+
+
+def test_a_replayed_round_takes_no_action_after_its_end():
+    setup = Setup(("A", "B"), 1, "A")
+    with pytest.raises(IllegalActionError, match="already finished"):
+        rules.play_round(setup, 0, [Bid("B", 0), Bid("A", 0), Counts.of({"A": 1, "B": 0}), TakeTrick("A")])

@@ -654,9 +654,9 @@ def play_round(setup: Setup, k: int, actions: Iterable[Action]) -> RoundState:
         raise IllegalActionError(f"there is no round {k!r} in a plan of {setup.n_rounds}")
     s = State(setup=setup, done=(), round=_new_round(setup, k))
     for a in actions:
-        s = apply(s, a)
         if s.done:
-            break
+            raise IllegalActionError(f"round {k + 1} is already finished before {a!r}")
+        s = apply(s, a)
     if not s.done:
         raise IllegalActionError(f"round {k + 1} is not finished")
     return s.done[-1]
