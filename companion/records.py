@@ -8,10 +8,10 @@ malformed record never yields half a ruling.
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path
 from typing import Any, Callable
 
+from companion import inputs
 from companion.errors import CardError, RecordError
 from companion.games.base import DEFAULT_STACK, POT
 
@@ -22,20 +22,11 @@ GAMES: dict[str, str] = {
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file. Errors are one line: the file and what is wrong."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RecordError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{p}: cannot read: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{p}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    """Read a record file strictly (companion.inputs: UTF-8, no NaN/Infinity, no duplicate keys, nested at most
+    inputs.MAX_DEPTH deep). Errors are one line: the file and what is wrong."""
+    data = inputs.read_json_file(path, str(path))
     if not isinstance(data, dict):
-        raise RecordError(f"{p}: a record is a JSON object, got {type(data).__name__}")
+        raise RecordError(f"{path}: a record is a JSON object, got {type(data).__name__}")
     return data
 
 
@@ -53,13 +44,9 @@ def rule_record(record: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------ validators shared by the games' records
 
 
-def whole(v: Any, where: str, lo: int | None = None) -> int:
-    """A whole number (not a bool), at least ``lo``."""
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise RecordError(f"{where}: expected a whole number, got {v!r}")
-    if lo is not None and v < lo:
-        raise RecordError(f"{where}: must be at least {lo}, got {v}")
-    return v
+def whole(v: Any, where: str, lo: int | None = None, hi: int | None = inputs.COIN_MAX) -> int:
+    """A whole number (not a bool) in ``lo..hi`` (by default at most inputs.COIN_MAX, the ledger's range)."""
+    return inputs.whole(v, where, lo, hi)
 
 
 def card(parse: Callable[[Any], Any], v: Any, where: str) -> Any:
@@ -90,6 +77,8 @@ def players_of(rec: dict[str, Any], lo: int, hi: int, title: str, order: str = "
     players = rec.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
         raise RecordError(f"players: expected a list of names in {order}")
+    for i, p in enumerate(players):
+        inputs.name(p, f"players[{i}]")
     if len(set(players)) != len(players):
         raise RecordError("players: names must be distinct")
     if POT in players:

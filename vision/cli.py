@@ -7,6 +7,7 @@ import json
 import sys
 
 from companion.errors import PirateTableError
+from companion.inputs import cli_int, cli_text
 
 DECKS = ["pirates-bluff"]
 
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
                    help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
                    "through onnxruntime / OpenCV DNN; ultralytics: the reference")
-    p.add_argument("--models", default=None, help="folder with card_det.onnx and index_reader.onnx")
+    p.add_argument("--models", type=cli_text(4096), default=None, help="folder with card_det.onnx and index_reader.onnx")
     p.set_defaults(func=run_scan)
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
@@ -35,9 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("vision", help="camera models: benchmark, training, live camera")
     vs = p.add_subparsers(dest="vision_cmd", metavar="SUB")
     b = vs.add_parser("bench", help="accuracy and speed on held-out synthetic scenes")
-    b.add_argument("--start-scenes", type=int, default=200)
-    b.add_argument("--fan-scenes", type=int, default=100)
-    b.add_argument("--seed", type=int, default=9_000_000)
+    b.add_argument("--start-scenes", type=cli_int(0, 100_000), default=200)
+    b.add_argument("--fan-scenes", type=cli_int(0, 100_000), default=100)
+    b.add_argument("--seed", type=cli_int(0, 2**31 - 1), default=9_000_000)
     b.add_argument("--no-reference", action="store_true", help="skip the ultralytics reference timing")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=run_bench)
@@ -46,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--out", default=None)
     t.set_defaults(func=run_train)
     c = vs.add_parser("camera", help="live: read the table from an OpenCV camera when it is still")
-    c.add_argument("--device", default="0")
-    c.add_argument("--frames", type=int, default=0, help="stop after this many readings (0: run until Ctrl-C)")
+    c.add_argument("--device", type=cli_text(4096), default="0")
+    c.add_argument("--frames", type=cli_int(0, 10**9), default=0, help="stop after this many readings (0: run until Ctrl-C)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
@@ -129,5 +130,5 @@ def run_train(args) -> int:
 def run_camera(args) -> int:
     from vision.camera import run_live
 
-    dev = int(args.device) if args.device.isdigit() else args.device
+    dev = int(args.device) if args.device.isascii() and args.device.isdigit() else args.device
     return run_live(dev, args.frames)

@@ -6,6 +6,10 @@ import argparse
 import json
 import sys
 
+from companion.inputs import COIN_MAX, cli_int, cli_text
+
+COINS = cli_int(1, COIN_MAX)
+
 ACTIONS = "new, show, table, log, verify, settle, export, import, loan, repay, join, leave, rejoin, undo, end"
 
 
@@ -21,10 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     a = acts.add_parser("new", help="start a session in a new file")
     a.add_argument("--players", required=True, help="comma-separated names in seat order, e.g. A,B,C")
-    a.add_argument("--buy-in", type=int, default=50, help="coins each player buys in with (default 50)")
+    a.add_argument("--buy-in", type=COINS, default=50, help="coins each player buys in with (default 50)")
     limit = a.add_mutually_exclusive_group()
-    limit.add_argument("--minutes", type=int, help="fixed duration of the session")
-    limit.add_argument("--rounds", type=int, help="fixed number of rounds (applied rulings)")
+    limit.add_argument("--minutes", type=cli_int(1, 10_000), help="fixed duration of the session")
+    limit.add_argument("--rounds", type=cli_int(1, 1_000_000), help="fixed number of rounds (applied rulings)")
 
     a = acts.add_parser("show", help="balances and standings")
     a.add_argument("--json", action="store_true", help="print JSON")
@@ -42,15 +46,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     for name, text in (("loan", "the bank lends PLAYER N coins"), ("repay", "PLAYER repays N coins of loans")):
         a = acts.add_parser(name, help=text)
         a.add_argument("player")
-        a.add_argument("coins", type=int)
+        a.add_argument("coins", type=COINS)
     for name, text in (("join", "a new player sits down and buys in"), ("rejoin", "a player who left buys in again")):
         a = acts.add_parser(name, help=text)
         a.add_argument("player")
-        a.add_argument("--buy-in", type=int, help="coins (default: the session's buy-in)")
+        a.add_argument("--buy-in", type=COINS, help="coins (default: the session's buy-in)")
     a = acts.add_parser("leave", help="a player repays what they can, cashes out and leaves")
     a.add_argument("player")
     a = acts.add_parser("undo", help="reverse one entry, or the latest action (with no ID)")
-    a.add_argument("entry", nargs="?", type=int, help="entry id (see `log`)")
+    a.add_argument("entry", nargs="?", type=cli_int(1, 2**62), help="entry id (see `log`)")
     acts.add_parser("end", help="end the session (the pot left is split among the seated players)")
     p.set_defaults(func=run)
 

@@ -41,8 +41,9 @@ def run(args: argparse.Namespace) -> int:
     elif args.record:
         record = records.load_record(args.record)
     else:
-        print("pirate-table referee: error: give a record file or --demo", file=sys.stderr)
-        return 2
+        from companion.errors import PirateTableError
+
+        raise PirateTableError("referee: give a record file or --demo")
     if args.ledger:
         return _with_ledger(args.ledger, record)
     ruling = records.rule_record(record)

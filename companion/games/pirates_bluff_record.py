@@ -177,7 +177,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
             if not isinstance(b, list) or len(b) != 2:
                 raise RecordError(f"{where}.bid: expected [quantity, rank]")
             q = records.whole(b[0], f"{where}.bid[0]")
-            r = records.whole(b[1], f"{where}.bid[1]")
+            r = records.whole(b[1], f"{where}.bid[1]", 0, 8)  # a rank that exists (0 = wild)
             events.append(Bid(player, q, r, t))
         elif kind == "call":
             if ev["call"] is not True:
