@@ -19,7 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
+import stat
 import sys
 import unicodedata
 from pathlib import Path
@@ -137,13 +139,18 @@ def read_bytes(path: str | Path, where: str | None = None, max_bytes: int = MAX_
     where = str(p) if where is None else where
     try:
         with open(p, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+                fail(where, "cannot read: a device, not a file")
             raw = f.read(max_bytes + 1)
     except FileNotFoundError:
-        fail(where, "no such file")
+        fail(where, "cannot read: no such file")
     except IsADirectoryError:
-        fail(where, "is a folder, not a file")
+        fail(where, "cannot read: a folder, not a file")
     except OSError as exc:
         fail(where, f"cannot read: {exc.strerror or exc}")
+    except RecordError:
+        raise
     except ValueError as exc:  # e.g. an embedded NUL in the path
         fail(where, f"cannot read: {exc}")
     if len(raw) > max_bytes:
