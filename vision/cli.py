@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="read the Pirate's Bluff cards in a photo (JSON with --json)",
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
-    p.add_argument("image")
+    p.add_argument("image", type=cli_text(4096))
     p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
@@ -67,11 +67,9 @@ def _scanner(args):
 
 
 def run_scan(args) -> int:
-    import cv2
+    from vision.imageio import load_image
 
-    img = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if img is None:
-        raise PirateTableError(f"cannot read image {args.image!r}")
+    img = load_image(args.image)  # size checked from the header before decoding; one-line errors
     from vision.detect import first_bidder
 
     cards, _ = _scanner(args).scan(img)
