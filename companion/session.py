@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from companion import inputs
 from companion.cards import PBCard
 from companion.errors import PirateTableError
 from companion.games.pirates_bluff import (
@@ -67,6 +68,8 @@ class TableSession:
             raise PirateTableError(f"a session needs 3-8 players, got {len(players)}")
         if any(not p for p in players):
             raise PirateTableError("every seat needs a name")
+        for i, p in enumerate(players):
+            inputs.name(p, f"players[{i}]")  # printable, at most 32 characters
         if len(set(players)) != len(players):
             raise PirateTableError("player names must be distinct")
         if "pot" in players:
@@ -252,8 +255,8 @@ class TableSession:
         if not isinstance(d, dict) or d.get("version") != STATE_VERSION:
             raise PirateTableError("not a Pirate Table session state (unknown version)")
         s = cls(d["players"], d["buy_in"], d["game"], Options(**d["options"]))
-        s.stacks = {p: int(d["stacks"][p]) for p in s.players}
-        s.pot_carry = int(d["pot_carry"])
+        s.stacks = {p: inputs.whole(d["stacks"][p], f"stacks.{p}", -inputs.COIN_MAX) for p in s.players}
+        s.pot_carry = inputs.whole(d["pot_carry"], "pot_carry", 0)
         s.history = list(d["history"])
         s.ledger_path = d.get("ledger")
         s.dealer = d.get("dealer", s.players[0])

@@ -350,23 +350,26 @@ class PirateTableApp(App):
             self.session.save(services.session_path())
 
     def saved_session_info(self):
-        p = services.session_path()
-        if not p.exists():
+        from companion.savefile import load_saved
+
+        s, note = load_saved(services.session_path(), TableSession.from_dict)  # a bad file is kept aside
+        if note:
+            self.set_status(note, error=True)
+        if s is None:
             return None
-        try:
-            s = TableSession.load(p)
-        except PirateTableError as exc:
-            return f"Saved session unreadable: {exc}"
         phase = s.hand.phase if s.hand else "between hands"
         return (f"{len(s.players)} players ({', '.join(s.players)}), {len(s.history)} hands played, "
                 f"hand in play: {phase}.")
 
     def resume(self):
-        try:
-            self.session = TableSession.load(services.session_path())
-        except PirateTableError as exc:
-            self.set_status(str(exc), error=True)
+        from companion.savefile import load_saved
+
+        session, note = load_saved(services.session_path(), TableSession.from_dict)  # a bad file is kept aside
+        if session is None:
+            self.set_status(note or "No saved session.", error=True)
+            self.go("start")
             return
+        self.session = session
         self._origin_ms = services.now_ms() - self.session.hand_clock_ms
         if self.session.hand is None:
             self.session.new_hand()
