@@ -59,7 +59,7 @@ def card(parse: Callable[[Any], Any], v: Any, where: str) -> Any:
 
 def player(v: Any, players: list[str], where: str) -> str:
     if v not in players:
-        raise RecordError(f"{where}: unknown player {v!r} (players: {', '.join(players)})")
+        raise RecordError(f"{where}: unknown player {inputs.short(v)} (players: {', '.join(players)})")
     return v
 
 
@@ -68,9 +68,9 @@ def check_keys(rec: Any, keys: set[str], game: str) -> None:
         raise RecordError("record: expected a JSON object")
     extra = set(rec) - keys
     if extra:
-        raise RecordError(f"{sorted(extra)[0]}: unknown key (known: {', '.join(sorted(keys))})")
+        raise RecordError(f"{inputs.short(sorted(extra)[0])}: unknown key (known: {', '.join(sorted(keys))})")
     if rec.get("game") != game:
-        raise RecordError(f"game: expected {game!r}, got {rec.get('game')!r}")
+        raise RecordError(f"game: expected {game!r}, got {inputs.short(rec.get('game'))}")
 
 
 def players_of(rec: dict[str, Any], lo: int, hi: int, title: str, order: str = "seat order") -> list[str]:
