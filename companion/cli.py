@@ -37,7 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _error(text: str) -> int:
-    print(f"pirate-table: error: {text}", file=sys.stderr)
+    stream = sys.stderr
+    if type(stream).__module__.startswith("kivy"):  # Kivy's logger took stderr over: the user must see this line
+        stream = sys.__stderr__
+    # one line, whatever the message quotes (a key of a hostile record may hold a newline or an escape)
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    print(f"pirate-table: error: {text}", file=stream)
     return 2
 
 

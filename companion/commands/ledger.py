@@ -119,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, Ledger)
     except sqlite3.Error as exc:
         raise LedgerError(f"{args.file}: database error: {exc}") from None
+    except UnicodeDecodeError:  # an SQLite message quoting damaged bytes
+        raise LedgerError(f"{args.file}: database error: the file is damaged (text that is not UTF-8)") from None
     except OSError as exc:
         raise LedgerError(f"{exc.filename or args.file}: {exc.strerror or exc}") from None
 

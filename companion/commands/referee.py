@@ -66,6 +66,8 @@ def _with_ledger(path: str, record: dict) -> int:
             entries = led.apply_ruling(ruling)
     except sqlite3.Error as exc:
         raise LedgerError(f"{path}: database error: {exc}") from None
+    except UnicodeDecodeError:  # an SQLite message quoting damaged bytes
+        raise LedgerError(f"{path}: database error: the file is damaged (text that is not UTF-8)") from None
     ruling["ledger"] = {"file": path, "entries": [e.id for e in entries], "head": entries[-1].hash}
     json.dump(ruling, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -162,6 +162,13 @@ class State:
         return datetime.fromisoformat(self.session["started"]) + timedelta(minutes=minutes)
 
 
+def _text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LedgerError("the file holds text that is not UTF-8 (damaged)") from None
+
+
 def _snapshot(method):
     """Run a reading method inside one read transaction (see Ledger._reading)."""
     import functools
@@ -209,6 +216,7 @@ class Ledger:
             mode = "rw" if writable and not side else "ro"
         uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + f"?mode={mode}"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+        conn.text_factory = _text  # text that is not UTF-8 (a damaged file) is a LedgerError, not a crash
         conn.execute("PRAGMA busy_timeout = 30000")
         if readonly:
             conn.execute("PRAGMA query_only = ON")  # any write statement fails
@@ -256,6 +264,8 @@ class Ledger:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{path}: not a ledger database ({exc})") from None
+        except UnicodeDecodeError:  # SQLite's own message quotes the damaged schema
+            raise LedgerError(f"{path}: not a ledger database (its schema is damaged)") from None
         if "entries" not in tables:
             raise LedgerError(f"{path}: not a ledger database (no entries table)")
         if version > schema.SCHEMA_VERSION:
