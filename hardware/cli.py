@@ -130,7 +130,7 @@ def cmd_monitor(args) -> int:
 
 def _read_presses(presser, on_event) -> None:
     for line in sys.stdin:
-        digits = [int(c) for c in line.strip() if c.isdigit()]
+        digits = [int(c) for c in line.strip() if c in "0123456789"]  # ASCII digits only (not "٣")
         seats = sorted(set(d for d in digits if 1 <= d <= 8))
         if seats:
             presser(seats)

@@ -355,6 +355,7 @@ class PirateTableApp(App):
         s, note = load_saved(services.session_path(), TableSession.from_dict)  # a bad file is kept aside
         if note:
             self.set_status(note, error=True)
+            self.saved_note = note  # the start screen shows it whole
         if s is None:
             return None
         phase = s.hand.phase if s.hand else "between hands"
