@@ -225,6 +225,12 @@ def short(v: Any, n: int = 40) -> str:
     return r if len(r) <= n else r[: n - 3] + "..."
 
 
+def plain(v: Any, n: int = 40) -> str:
+    """Text to quote in a place (e.g. a key): control characters escaped, cut to ``n`` characters, no quotes."""
+    t = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(v))
+    return t if len(t) <= n else t[: n - 3] + "..."
+
+
 # ------------------------------------------------------------------ names and text
 
 

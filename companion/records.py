@@ -68,7 +68,7 @@ def check_keys(rec: Any, keys: set[str], game: str) -> None:
         raise RecordError("record: expected a JSON object")
     extra = set(rec) - keys
     if extra:
-        raise RecordError(f"{inputs.short(sorted(extra)[0])}: unknown key (known: {', '.join(sorted(keys))})")
+        raise RecordError(f"{inputs.plain(sorted(extra)[0])}: unknown key (known: {', '.join(sorted(keys))})")
     if rec.get("game") != game:
         raise RecordError(f"game: expected {game!r}, got {inputs.short(rec.get('game'))}")
 
