@@ -49,6 +49,15 @@ def whole(v: Any, where: str, lo: int | None = None, hi: int | None = inputs.COI
     return inputs.whole(v, where, lo, hi)
 
 
+T_MAX_MS = 7 * 24 * 3600 * 1000  # event times: within a week of the hand's start
+WINDOW_MAX_MS = 60_000  # a simultaneity window of at most a minute
+
+
+def number(v: Any, where: str, lo: float | None = None, hi: float | None = None) -> float | int:
+    """A finite number (not a bool) in ``lo..hi``."""
+    return inputs.number(v, where, lo, hi)
+
+
 def card(parse: Callable[[Any], Any], v: Any, where: str) -> Any:
     """Parse a card with the deck's parser; a bad card names its place."""
     try:
