@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
     p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("-o", "--output", required=True, type=cli_text(4096))
     p.add_argument("--size", choices=["poker", "bridge", "uno"], default="poker")
     p.add_argument("--paper", choices=["a4", "letter"], default="a4")
     p.set_defaults(func=run_print_deck)

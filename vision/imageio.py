@@ -7,6 +7,7 @@ Formats: PNG, JPEG, BMP, WebP (the header of each is parsed here; anything else 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import sys
@@ -131,31 +132,43 @@ def check_size(fmt: str, w: int, h: int, where: str) -> None:
         _fail(where, f"{w} x {h} pixels: a strip, not a photo of a table (sides differ more than {MAX_ASPECT}:1)")
 
 
-def _decode_quietly(data: bytes):
-    """cv2.imdecode with the C libraries' stderr captured (not printed); returns (image or None, their text)."""
+@contextlib.contextmanager
+def captured_c_stderr():
+    """Keep what C libraries (libjpeg, libpng, OpenCV's videoio) write to fd 2 off the terminal while the block
+    runs; yields a list that holds that text afterwards (so an error of ours is the first and only line)."""
     import cv2
-    import numpy as np
 
     try:
         cv2.setLogLevel(0)  # OpenCV's own logging: silent
     except AttributeError:  # pragma: no cover - older OpenCV
         pass
-    buf = np.frombuffer(data, np.uint8)
+    got: list[str] = []
     try:
         sys.stderr.flush()
         saved = os.dup(2)
-    except (OSError, ValueError):  # no real fd 2 (an embedded interpreter): decode as is
-        return cv2.imdecode(buf, cv2.IMREAD_COLOR), ""
+    except (OSError, ValueError):  # no real fd 2 (an embedded interpreter): nothing to capture
+        yield got
+        return
     with tempfile.TemporaryFile() as cap:
         os.dup2(cap.fileno(), 2)
         try:
-            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            yield got
         finally:
             os.dup2(saved, 2)
             os.close(saved)
-        cap.seek(0)
-        text = cap.read(4096).decode("utf-8", "replace")
-    return img, text
+            cap.seek(0)
+            got.append(cap.read(4096).decode("utf-8", "replace"))
+
+
+def _decode_quietly(data: bytes):
+    """cv2.imdecode with the C libraries' stderr captured (not printed); returns (image or None, their text)."""
+    import cv2
+    import numpy as np
+
+    buf = np.frombuffer(data, np.uint8)
+    with captured_c_stderr() as noise:
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img, "".join(noise)
 
 
 def load_image(path: str | Path, where: str | None = None):

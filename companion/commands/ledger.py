@@ -232,6 +232,13 @@ def _export_to_file(led, output: str, good: bool) -> None:
     folder = out.parent if str(out.parent) else Path(".")
     if out.is_dir():
         raise LedgerError(f"{output}: is a folder")
+    for side in ("", "-wal", "-shm", "-journal"):  # never write the CSV over the ledger itself
+        try:
+            same = out.exists() and os.path.samefile(out, led.path + side)
+        except OSError:
+            same = False
+        if same:
+            raise LedgerError(f"{output}: is the ledger file itself; export to another file")
     if not folder.is_dir():
         raise LedgerError(f"{output}: folder {folder} does not exist")
     try:
