@@ -38,7 +38,12 @@ def rule_record(record: dict[str, Any]) -> dict[str, Any]:
         return module.rule_record(record)
     from companion.games import registry  # the games registered as packages
 
-    return registry.get(game).rule_record(record)
+    try:
+        spec = registry.get(game)
+    except RecordError:
+        known = sorted(set(GAMES) | {s.id for s in registry.games()})
+        raise RecordError(f"game: unknown game {inputs.short(game)} (known: {', '.join(known)})") from None
+    return spec.rule_record(record)
 
 
 # ------------------------------------------------------------------ validators shared by the games' records

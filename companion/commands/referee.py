@@ -35,9 +35,15 @@ def run(args: argparse.Namespace) -> int:
         if args.demo in records.GAMES:
             record = importlib.import_module(records.GAMES[args.demo]).RULEBOOK_EXAMPLE
         else:
+            from companion.errors import RecordError
             from companion.games import registry
 
-            record = registry.get(args.demo).demo_record()
+            try:
+                spec = registry.get(args.demo)
+            except RecordError:
+                known = sorted(set(records.GAMES) | {s.id for s in registry.games()})
+                raise RecordError(f"--demo: unknown game {args.demo!r} (known: {', '.join(known)})") from None
+            record = spec.demo_record()
     elif args.record:
         record = records.load_record(args.record)
     else:
