@@ -362,3 +362,30 @@ def test_binary_csv_in_a_real_process(tmp_path):
                         str(tmp_path / "b.csv")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert_refused_cleanly(r.returncode, r.stdout, r.stderr)
     assert sorted(os.listdir(tmp_path)) == ["b.csv"]
+
+
+def test_reading_a_v1_file_migrates_a_copy_in_memory_and_leaves_the_file(tmp_path):
+    from companion.ledger import schema
+
+    with Ledger.create(tmp_path / "v2.db", ["A", "B", "C"]) as led:
+        led.loan("B", 4)
+        entries = led.entries()
+    conn = sqlite3.connect(tmp_path / "v1.db")
+    conn.executescript(schema.V1_DDL)
+    for e in entries:
+        conn.execute("INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?)",
+                     (e.id, e.ts, e.kind, e.memo, e.reverses, json.dumps(e.meta), json.dumps(e.postings),
+                      e.prev_hash, e.hash))
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    (tmp_path / "v2.db").unlink()
+    before = snapshot(tmp_path)
+    for cmd in ("verify", "show --json", "export --csv"):
+        code, out, err = run_cli("ledger", tmp_path / "v1.db", *cmd.split())
+        assert code == 0, err
+    assert snapshot(tmp_path) == before  # still version 1, byte for byte
+    code, out, err = run_cli("ledger", tmp_path / "v1.db", "loan", "A", "2")  # a write migrates it
+    assert code == 0 and HEAD.search(out), err
+    with Ledger.open(tmp_path / "v1.db", readonly=True) as led:
+        assert led.conn.execute("PRAGMA user_version").fetchone()[0] == 2 and led.verify()["ok"]
