@@ -44,9 +44,11 @@ def keep_aside(path: str | os.PathLike) -> Path:
         n += 1
 
 
-def load_saved(path: str | os.PathLike, from_dict: Callable[[dict[str, Any]], Any]) -> tuple[Any, str | None]:
+def load_saved(path: str | os.PathLike, from_dict: Callable[[dict[str, Any]], Any],
+               check: Callable[[Any], Any] | None = None) -> tuple[Any, str | None]:
     """(session, note). No file: (None, None). A good file: (session, None). A bad one: it is kept aside and
-    the note (for the screen) says why and where it went: (None, note)."""
+    the note (for the screen) says why and where it went: (None, note). ``check(session)``: what the caller will
+    read from the session, read once here, so that a state that loads but would fail later is set aside too."""
     p = Path(path)
     if not p.exists() and not p.is_symlink():
         return None, None
@@ -56,7 +58,10 @@ def load_saved(path: str | os.PathLike, from_dict: Callable[[dict[str, Any]], An
         data = inputs.read_json_file(p, p.name, max_bytes=MAX_SESSION_BYTES)
         if not isinstance(data, dict):
             raise PirateTableError(f"a session state is a JSON object, not {type(data).__name__}")
-        return from_dict(data), None
+        session = from_dict(data)
+        if check is not None:
+            check(session)
+        return session, None
     except (*_BAD_STATE, OSError) as exc:
         reason = str(exc) if isinstance(exc, PirateTableError) else f"{type(exc).__name__}: {exc}"
         reason = reason[:200]

@@ -34,6 +34,10 @@ BAD = {
 }
 
 
+# loads, but a screen would fail on it: the app's check reads it once at load and sets it aside too
+HISTORY = json.dumps({**GOOD, "history": [{"game": "pirates-bluff"}]}).encode()
+
+
 @pytest.mark.parametrize("kind", sorted(BAD) + ["folder"])
 def test_load_saved_keeps_a_bad_file_aside(kind, tmp_path):
     p = tmp_path / "session.json"
@@ -79,7 +83,7 @@ app.stop()
 
 @pytest.mark.ui
 @pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs a display: run under xvfb-run (make test does)")
-@pytest.mark.parametrize("kind", ["garbage", "utf16", "nested", "folder", "names"])
+@pytest.mark.parametrize("kind", ["garbage", "utf16", "nested", "folder", "names", "history"])
 def test_the_app_says_so_on_screen_and_starts_fresh(kind, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
@@ -87,7 +91,7 @@ def test_the_app_says_so_on_screen_and_starts_fresh(kind, tmp_path):
     if kind == "folder":
         p.mkdir()
     else:
-        p.write_bytes(BAD[kind])
+        p.write_bytes(HISTORY if kind == "history" else BAD[kind])
     r = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path / "kh"), str(data), str(HERE)], cwd=ROOT,
                        capture_output=True, text=True, timeout=120,
                        env={**os.environ, "PYTHONPATH": str(ROOT), "KIVY_NO_ARGS": "1"})
@@ -98,4 +102,4 @@ def test_the_app_says_so_on_screen_and_starts_fresh(kind, tmp_path):
     kept = list(data.glob("session.json.bad-*"))
     assert len(kept) == 1 and not p.exists()
     if kind != "folder":
-        assert kept[0].read_bytes() == BAD[kind]
+        assert kept[0].read_bytes() == (HISTORY if kind == "history" else BAD[kind])

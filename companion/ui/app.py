@@ -55,6 +55,16 @@ SETTINGS = [
 ]
 
 
+def _check_saved(s) -> None:
+    """What the screens read from a saved session, read once when it is loaded (a state that loads but would
+    crash a screen is kept aside like any unreadable file)."""
+    from companion.ui.screens import hand_summary
+
+    s.stack_series()
+    for r in s.history:
+        hand_summary(r)
+
+
 class PirateTableApp(App):
     title = "Pirate Table"
     status_text = StringProperty("")
@@ -352,7 +362,7 @@ class PirateTableApp(App):
     def saved_session_info(self):
         from companion.savefile import load_saved
 
-        s, note = load_saved(services.session_path(), TableSession.from_dict)  # a bad file is kept aside
+        s, note = load_saved(services.session_path(), TableSession.from_dict, _check_saved)  # a bad file: aside
         if note:
             self.set_status(note, error=True)
             self.saved_note = note  # the start screen shows it whole
@@ -365,7 +375,7 @@ class PirateTableApp(App):
     def resume(self):
         from companion.savefile import load_saved
 
-        session, note = load_saved(services.session_path(), TableSession.from_dict)  # a bad file is kept aside
+        session, note = load_saved(services.session_path(), TableSession.from_dict, _check_saved)
         if session is None:
             self.set_status(note or "No saved session.", error=True)
             self.go("start")
