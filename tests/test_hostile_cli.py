@@ -216,3 +216,16 @@ def test_buttons_monitor_in_a_real_process(tmp_path):
 
 def test_counts_printed():
     print("\nhostile inputs tried in this module:", dict(sorted(COUNTS.items())))
+
+
+@pytest.mark.parametrize("argv", [
+    ["vision", "camera", "--device", "99", "--frames", "1"],  # OpenCV's videoio warns on stderr first, unless kept
+    ["app", "--screenshot", "/proc/no/such/folder"],
+    ["print-deck", "-o", "/no/such/folder/deck.pdf"],
+    ["referee", "--demo", "no-such-game"],
+    ["odds", "--starting", "2C,2D,3A,4B,7E", "--bid", "3x2", "--mc", "100000000000000"],
+])
+def test_other_commands_in_a_real_process_are_one_line(argv, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "companion", *argv], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "PIRATE_TABLE_DATA": str(tmp_path), "KIVY_NO_ARGS": "1"})
+    assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=argv)
