@@ -281,7 +281,8 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         where = self.prog.replace("pirate-table", "", 1).strip() or "arguments"
-        sys.stderr.write(f"pirate-table: error: {where}: {message} (see --help)\n")
+        line = plain(f"{where}: {message}", 2000)  # e.g. "unrecognized arguments: a<newline>b" stays one line
+        sys.stderr.write(f"pirate-table: error: {line} (see --help)\n")
         sys.exit(2)
 
 

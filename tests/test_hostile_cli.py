@@ -229,3 +229,37 @@ def test_other_commands_in_a_real_process_are_one_line(argv, tmp_path):
     r = subprocess.run([sys.executable, "-m", "companion", *argv], cwd=ROOT, capture_output=True, text=True,
                        timeout=120, env={**os.environ, "PIRATE_TABLE_DATA": str(tmp_path), "KIVY_NO_ARGS": "1"})
     assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=argv)
+
+
+TOKENS = st.one_of(
+    st.sampled_from(["referee", "app", "odds", "ledger", "buttons", "scan", "print-deck", "vision", "monitor",
+                     "bench", "camera", "train", "new", "show", "verify", "loan", "import", "export", "--json",
+                     "--csv", "--players", "--mc", "--arm", "--duration", "--seed", "--demo", "--ledger", "-o",
+                     "--expect-head", "--buy-in", "--sim", "--deck", "--backend", "x.db", "A,B", "--"]),
+    NUMBER_TEXT, HOSTILE_TEXT)
+
+
+PREFIXES = st.sampled_from([[], ["referee"], ["referee", "r.json"], ["odds"], ["ledger", "x.db"],
+                            ["ledger", "x.db", "show"], ["ledger", "x.db", "loan", "A"], ["buttons", "monitor"],
+                            ["buttons", "bench", "--sim-firmware"], ["scan", "i.png"], ["vision", "bench"],
+                            ["print-deck", "-o", "d.pdf"], ["app"]])
+
+
+@settings(max_examples=EXAMPLES * 10, deadline=None)  # parsing only: ~2 ms an example
+@given(argv=st.builds(lambda a, b: a + b, PREFIXES, st.lists(TOKENS, max_size=5)))
+def test_any_command_line_parses_or_is_one_line(argv):
+    """Parsing alone (nothing runs): a usage error of any command is one line with exit 2."""
+    import contextlib
+    import io
+
+    from companion.cli import build_parser
+
+    if any(a in ("-h", "--help") or a.startswith("--h") for a in argv):
+        return
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            build_parser().parse_args(argv)
+        except SystemExit as exc:
+            count("argv")
+            assert_refused_cleanly(exc.code, out.getvalue(), err.getvalue(), what=argv)
