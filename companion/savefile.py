@@ -31,7 +31,7 @@ def keep_aside(path: str | os.PathLike) -> Path:
                 if p.is_dir():
                     os.rename(p, target)
                 else:
-                    os.link(p, target)  # fails if target appeared meanwhile; then drop the old name
+                    os.link(p, target, follow_symlinks=False)  # fails if target appeared meanwhile
                     os.unlink(p)
                 return target
             except FileExistsError:
