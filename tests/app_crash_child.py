@@ -34,7 +34,11 @@ def progress(app) -> tuple[int, int]:
 
 def step_pirates_bluff(app) -> None:
     from companion.cards import PBCard
-    from companion.games.pirates_bluff import Bid
+
+    try:
+        from companion.games.pirates_bluff import Bid
+    except ImportError:  # the game as a package (companion/games/pirates_bluff/rules.py)
+        from companion.games.pirates_bluff.rules import Bid
 
     h = app.session.hand
     if h.phase == "starting":
