@@ -8,28 +8,19 @@ games share live in companion/games/validate.py.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from companion import inputs
 from companion.errors import RecordError
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file. Errors are one line: the file and what is wrong."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RecordError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{p}: cannot read: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{p}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    """Read a record file strictly (companion.inputs: UTF-8, no NaN/Infinity, no duplicate keys, nested at most
+    inputs.MAX_DEPTH deep). Errors are one line: the file and what is wrong."""
+    data = inputs.read_json_file(path, str(path))
     if not isinstance(data, dict):
-        raise RecordError(f"{p}: a record is a JSON object, got {type(data).__name__}")
+        raise RecordError(f"{path}: a record is a JSON object, got {type(data).__name__}")
     return data
 
 

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from companion import inputs
 from companion.errors import PirateTableError
 from companion.games import registry
 from companion.games.base import POT
@@ -40,8 +41,8 @@ def _check_players(players: list[str], spec: GameSpec) -> list[str]:
                                f"got {len(players)}")
     if any(not p for p in players):
         raise PirateTableError("every seat needs a name")
-    if any(not p.isprintable() for p in players):
-        raise PirateTableError("player names cannot hold control characters")
+    for i, p in enumerate(players):
+        inputs.name(p, f"players[{i}]")  # printable, length-limited, no control characters
     if len(set(players)) != len(players):
         raise PirateTableError("player names must be distinct")
     if POT in players:
@@ -290,9 +291,9 @@ class TableSession:
         s.history = list(d["history"])
         s.hand_clock_ms = 0.0
         if spec.uses_chips:
-            s.buy_in = int(d["buy_in"])
-            s.stacks = {p: int(d["stacks"][p]) for p in s.players}
-            s.pot_carry = int(d["pot_carry"])
+            s.buy_in = inputs.whole(d["buy_in"], "buy_in", 1)
+            s.stacks = {p: inputs.whole(d["stacks"][p], f"stacks.{p}", -inputs.COIN_MAX) for p in s.players}
+            s.pot_carry = inputs.whole(d["pot_carry"], "pot_carry", 0)
             s.ledger_path = d.get("ledger")
         else:
             s.buy_in, s.stacks, s.pot_carry, s.ledger_path = None, {}, 0, None

@@ -77,7 +77,7 @@ def test_scan_bad_image_is_a_clean_error(tmp_path):
     r = subprocess.run([sys.executable, "-m", "companion", "scan", str(bad), "--json"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.startswith("pirate-table: error: cannot read image")
+    assert r.stderr == f"pirate-table: error: {bad}: not an image this program reads (PNG, JPEG, BMP or WebP)\n"
 
 
 def test_onnxruntime_and_opencv_dnn_agree_on_a_fixture():

@@ -7,6 +7,7 @@ import json
 import sys
 
 from companion.errors import PirateTableError
+from companion.inputs import cli_int, cli_text
 
 
 
@@ -21,19 +22,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="read the Pirate's Bluff cards in a photo (JSON with --json)",
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
-    p.add_argument("image")
+    p.add_argument("image", type=cli_text(4096))
     p.add_argument("--deck", choices=_camera_decks(), default="pirates-bluff")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
                    help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
                    "through onnxruntime / OpenCV DNN; ultralytics: the reference")
-    p.add_argument("--models", default=None, help="folder with card_det.onnx and index_reader.onnx")
+    p.add_argument("--models", type=cli_text(4096), default=None, help="folder with card_det.onnx and index_reader.onnx")
     p.set_defaults(func=run_scan)
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
     p.add_argument("--deck", choices=_camera_decks(), default="pirates-bluff")
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("-o", "--output", required=True, type=cli_text(4096))
     p.add_argument("--size", choices=["poker", "bridge", "uno"], default="poker")
     p.add_argument("--paper", choices=["a4", "letter"], default="a4")
     p.set_defaults(func=run_print_deck)
@@ -41,9 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("vision", help="camera models: benchmark, training, live camera")
     vs = p.add_subparsers(dest="vision_cmd", metavar="SUB")
     b = vs.add_parser("bench", help="accuracy and speed on held-out synthetic scenes")
-    b.add_argument("--start-scenes", type=int, default=200)
-    b.add_argument("--fan-scenes", type=int, default=100)
-    b.add_argument("--seed", type=int, default=9_000_000)
+    b.add_argument("--start-scenes", type=cli_int(0, 100_000), default=200)
+    b.add_argument("--fan-scenes", type=cli_int(0, 100_000), default=100)
+    b.add_argument("--seed", type=cli_int(0, 2**31 - 1), default=9_000_000)
     b.add_argument("--no-reference", action="store_true", help="skip the ultralytics reference timing")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=run_bench)
@@ -52,8 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--out", default=None)
     t.set_defaults(func=run_train)
     c = vs.add_parser("camera", help="live: read the table from an OpenCV camera when it is still")
-    c.add_argument("--device", default="0")
-    c.add_argument("--frames", type=int, default=0, help="stop after this many readings (0: run until Ctrl-C)")
+    c.add_argument("--device", type=cli_text(4096), default="0")
+    c.add_argument("--frames", type=cli_int(0, 10**9), default=0, help="stop after this many readings (0: run until Ctrl-C)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
@@ -72,11 +73,9 @@ def _scanner(args):
 
 
 def run_scan(args) -> int:
-    import cv2
+    from vision.imageio import load_image
 
-    img = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if img is None:
-        raise PirateTableError(f"cannot read image {args.image!r}")
+    img = load_image(args.image)  # size checked from the header before decoding; one-line errors
     from companion.games import registry
 
     first_bidder = registry.reads_rule_for_deck(args.deck)  # the camera reads; the game decides
@@ -139,5 +138,5 @@ def run_train(args) -> int:
 def run_camera(args) -> int:
     from vision.camera import run_live
 
-    dev = int(args.device) if args.device.isdigit() else args.device
+    dev = int(args.device) if args.device.isascii() and args.device.isdigit() else args.device
     return run_live(dev, args.frames)

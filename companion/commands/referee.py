@@ -32,12 +32,19 @@ def run(args: argparse.Namespace) -> int:
     if args.demo is not None:
         from companion.games import registry
 
-        record = registry.get(args.demo or registry.DEFAULT_GAME).demo_record()
+        from companion.errors import RecordError
+
+        try:
+            spec = registry.get(args.demo or registry.DEFAULT_GAME)
+        except RecordError as exc:
+            raise RecordError(f"--demo: {str(exc).removeprefix('game: ')}") from None
+        record = spec.demo_record()
     elif args.record:
         record = records.load_record(args.record)
     else:
-        print("pirate-table referee: error: give a record file or --demo", file=sys.stderr)
-        return 2
+        from companion.errors import PirateTableError
+
+        raise PirateTableError("referee: give a record file or --demo")
     if args.ledger:
         return _with_ledger(args.ledger, record)
     ruling = records.rule_record(record)
@@ -60,6 +67,8 @@ def _with_ledger(path: str, record: dict) -> int:
             entries = led.apply_ruling(ruling)
     except sqlite3.Error as exc:
         raise LedgerError(f"{path}: database error: {exc}") from None
+    except UnicodeDecodeError:  # an SQLite message quoting damaged bytes
+        raise LedgerError(f"{path}: database error: the file is damaged (text that is not UTF-8)") from None
     ruling["ledger"] = {"file": path, "entries": [e.id for e in entries], "head": entries[-1].hash}
     json.dump(ruling, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -48,7 +48,7 @@ class PBCard:
         r, letter = s[0], s[1]
         if r == "W":
             rank = WILD
-        elif r.isdigit() and int(r) in RANKS:
+        elif r in "0123456789" and int(r) in RANKS:  # ASCII digits only (not "٣")
             rank = int(r)
         else:
             raise CardError(f"not a Pirate's Bluff card: {text!r} (rank must be 0-8 or W)")

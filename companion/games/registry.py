@@ -296,7 +296,7 @@ def get(game_id: Any) -> GameSpec:
     if isinstance(game_id, str) and game_id in _REGISTRY:
         return _REGISTRY[game_id]
     known = ", ".join(sorted(_REGISTRY))
-    raise RecordError(f"game: unknown game {game_id!r} (known: {known})")
+    raise RecordError(f"game: unknown game {_short(game_id)} (known: {known})")
 
 
 def reads_rule_for_deck(deck: str) -> Callable[[Any], dict[str, Any]]:
@@ -314,3 +314,9 @@ def reads_rule_for_deck(deck: str) -> Callable[[Any], dict[str, Any]]:
 def with_odds() -> list[GameSpec]:
     """The registered games that have an odds calculator."""
     return [g for g in games() if g.odds is not None]
+
+
+def _short(v: Any) -> str:
+    from companion import inputs  # a hostile value is shown shortened, control characters escaped
+
+    return inputs.short(v)

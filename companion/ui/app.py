@@ -73,6 +73,13 @@ class Root(BoxLayout):
     pass
 
 
+def _check_saved(s) -> None:
+    """What the screens read from a saved session, read once when it is loaded (a state that loads but would
+    crash a screen is kept aside like any unreadable file)."""
+    s.stack_series()
+    s.history_lines()
+
+
 class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
     title = "Pirate Table"
     status_text = StringProperty("")
@@ -355,13 +362,14 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
             self.screens[cur].refresh()
 
     def saved_session_info(self):
-        p = services.session_path()
-        if not p.exists():
+        from companion.savefile import load_saved
+
+        s, note = load_saved(services.session_path(), TableSession.from_dict, _check_saved)  # a bad file: aside
+        if note:
+            self.set_status(note, error=True)
+            self.saved_note = note  # the start screen shows it whole
+        if s is None:
             return None
-        try:
-            s = TableSession.load(p)
-        except PirateTableError as exc:
-            return f"Saved session unreadable: {exc}"
         phase = (s.model.phase or "in play") if s.hand is not None else "between hands"
         return (f"{s.spec.title}: " if s.game != registry.DEFAULT_GAME else "") + (
                 f"{len(s.players)} players ({', '.join(s.players)}), {len(s.history)} hands played, "
@@ -370,11 +378,14 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
     def resume(self):
         if self._phones is not None:  # the phones served the session object being replaced
             self._phones.stop()
-        try:
-            self.session = TableSession.load(services.session_path())
-        except PirateTableError as exc:
-            self.set_status(str(exc), error=True)
+        from companion.savefile import load_saved
+
+        session, note = load_saved(services.session_path(), TableSession.from_dict, _check_saved)
+        if session is None:
+            self.set_status(note or "No saved session.", error=True)
+            self.go("start")
             return
+        self.session = session
         self._origin_ms = services.now_ms() - self.session.hand_clock_ms
         if self.session.hand is None and not self.session.game_over():
             self.session.new_hand()

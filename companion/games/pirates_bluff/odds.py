@@ -94,7 +94,7 @@ STANDARD_DECK = Deck()
 # --------------------------------------------------------------------------------------------- input
 
 
-_BID_RE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+_BID_RE = re.compile(r"^\s*([0-9]{1,9})\s*[xX×]\s*([0-9]{1,9})\s*$")  # ASCII digits only
 
 
 def parse_bid(bid: object) -> tuple[int, int]:

@@ -72,9 +72,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
         cyclone = "left"
     elif cyclone is False:
         cyclone = None
-    window = opts_in.get("window_ms", 10)
-    if isinstance(window, bool) or not isinstance(window, (int, float)) or window < 0:
-        raise RecordError(f"options.window_ms: expected a number of ms >= 0, got {window!r}")
+    window = records.number(opts_in.get("window_ms", 10), "options.window_ms", 0, records.WINDOW_MAX_MS)
     try:
         options = Options(
             super_wilds=opts_in.get("super_wilds", False),
@@ -160,9 +158,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
         unknown = set(ev) - {"t_ms", "player", *EVENT_KINDS}
         if unknown:
             raise RecordError(f"{where}.{sorted(unknown)[0]}: unknown key")
-        t = ev.get("t_ms")
-        if isinstance(t, bool) or not isinstance(t, (int, float)):
-            raise RecordError(f"{where}.t_ms: expected a time in ms, got {t!r}")
+        t = records.number(ev.get("t_ms"), f"{where}.t_ms", -records.T_MAX_MS, records.T_MAX_MS)
         if last_t is not None and t < last_t:
             raise RecordError(f"{where}.t_ms: {t} is earlier than the event before ({last_t}); "
                               f"events are in time order")
@@ -177,7 +173,7 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
             if not isinstance(b, list) or len(b) != 2:
                 raise RecordError(f"{where}.bid: expected [quantity, rank]")
             q = records.whole(b[0], f"{where}.bid[0]")
-            r = records.whole(b[1], f"{where}.bid[1]")
+            r = records.whole(b[1], f"{where}.bid[1]", 0, 8)  # a rank that exists (0 = wild)
             events.append(Bid(player, q, r, t))
         elif kind == "call":
             if ev["call"] is not True:

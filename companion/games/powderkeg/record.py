@@ -64,6 +64,9 @@ def parse_record(rec: dict[str, Any]) -> dict[str, Any]:
     for k in opts_in:
         if k not in OPTION_KEYS:
             raise RecordError(f"options.{k}: unknown option (known: {', '.join(sorted(OPTION_KEYS))})")
+    for k, v in opts_in.items():  # coins and counts within the ledger's range (Options checks the rest)
+        if k != "misdeal":
+            records.whole(v, f"options.{k}", 0)
     try:
         options = Options(**opts_in)
     except PirateTableError as exc:

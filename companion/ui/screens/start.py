@@ -103,4 +103,4 @@ class StartScreen(Screen):
         app = _app()
         info = app.saved_session_info()
         self.ids.resume.disabled = info is None
-        self.ids.resume_info.text = info or "No saved session yet."
+        self.ids.resume_info.text = info or getattr(app, "saved_note", None) or "No saved session yet."
