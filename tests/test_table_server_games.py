@@ -189,3 +189,142 @@ def test_whist_turn_in_trick_by_trick_play_is_shown_on_every_phone(tmp_path):
     table.sync()
     for p in (None, *P4):
         assert table.view_for(p)["turn"] == "Cy" and table.view_for(p)["phase"].endswith("trick 2")
+
+
+# ------------------------------------------------------------------ Bluff Pirate
+def bluff(tmp_path, seed=1):
+    sess = TableSession(P4, None, "bluff-pirate", {"seed": seed})
+    sess.new_round()
+    app = App(sess, tmp_path / "s.json")
+    table = PhoneTable(SessionSource(sess, app), table_id="bluff-test")
+    table.sync()
+    return sess, app, table
+
+
+def lay_a_set(sess, table):
+    sess.apply(Intent("draw"))
+    sess.apply(Intent("lay_set", (("hat",), ("map", "hat"))))  # Ann: 1 hat up, 2 down (a bluff)
+    table.sync()
+
+
+def test_bluff_pirate_votes_from_every_other_phone_then_the_setters_pick_reveals_only_the_picked_vote(tmp_path):
+    sess, app, table = bluff(tmp_path)
+    assert table.view_for("Bob")["question"] is None and table.view_for("Bob")["turn"] == "Ann"
+    lay_a_set(sess, table)
+    t = sess.model.round
+    qv = q(table, "Bob")
+    assert qv["kind"] == "vote" and qv["asks"] == ["Bob", "Cy", "Dee"] and qv["choices"] == ["bluffing",
+                                                                                             "not bluffing"]
+    assert table.view_for("Bob")["turn"] is None and table.view_for("Ann")["question"]["mine"]["asked"] == 0
+    assert table.view_for("Ann")["me"]["note"] == "The others vote on your set"
+    with pytest.raises(Refused):
+        table.answer("Ann", qv["id"], 0)  # the setter does not vote
+    table.answer("Bob", qv["id"], 0)  # bluffing, from his phone -- into Bob's own SecretRound
+    sess.apply(Intent("vote", ("Cy", "not bluffing")))  # Cy on the passed tablet
+    table.sync()
+    assert t.pending.votes["Bob"].has_answered("Bob") and q(table, "Dee")["waiting"] == ["Dee"]
+    with pytest.raises(Refused):
+        table.answer("Bob", qv["id"], 1)  # no second vote
+    table.answer("Dee", qv["id"], 0)
+    # every vote is in: nothing is revealed; the setter's pick is the next question
+    assert not any(r.revealed for r in t.pending.votes.values()) and t.step == "pick"
+    assert [a for a in app.applied if a.name == "vote"] == [Intent("vote", ("Bob", "bluffing")),
+                                                             Intent("vote", ("Dee", "bluffing"))]
+    qp = q(table, "Ann")
+    assert qp["kind"] == "pick" and qp["id"] == qv["id"] + 1 and qp["asks"] == ["Ann"]
+    assert qp["choices"] == ["Bob", "Cy", "Dee"] and table.view_for("Ann")["turn"] == "Ann"
+    for viewer in (None, *P4):
+        assert table.view_for(viewer)["reveal"] is None  # the votes were never revealed as a whole
+    with pytest.raises(Refused):
+        table.answer("Bob", qp["id"], 0)  # only the setter picks
+    table.answer("Ann", qp["id"], 1)  # Cy
+    assert app.applied[-1] == Intent("pick", ("Cy",))
+    r = t.last_reveal
+    assert (r.voter, r.vote, r.hidden, r.outcome) == ("Cy", "not bluffing", ("map", "hat"), "trusted")
+    assert t.pending is None and not t.secret_rounds("Bob")
+    for viewer in (None, *P4):
+        v = table.view_for(viewer)
+        assert v["reveal"] == {"id": qp["id"], "kind": "pick", "answers": [["Ann", "Cy"]]}
+        assert v["question"] is None and v["turn"] == "Bob"
+        assert v["phase"].startswith("Cy voted not bluffing. Ann was bluffing (hidden: map, hat).")
+        assert "Bob voted" not in encode(v) and "Dee voted" not in encode(v)
+    again = TableSession.load(tmp_path / "s.json")  # saved like the tablet's
+    assert again.model.round.to_json() == t.to_json()
+
+
+def test_bluff_pirate_unpicked_votes_never_reach_any_view(tmp_path):
+    """Two tables that differ only in the votes nobody picks show every phone and the tablet exactly the same
+    views, before and after the pick."""
+    runs = []
+    for k, (bob, dee) in enumerate(((0, 0), (1, 1), (0, 1))):
+        sess, app, table = bluff(tmp_path / str(k))
+        lay_a_set(sess, table)
+        views = []
+        for seat, c in (("Bob", bob), ("Cy", 0), ("Dee", dee)):
+            table.answer(seat, 1, c)
+            views.append({v: encode(table.view_for(v)) for v in (None, "Ann", "Cy")})
+        table.answer("Ann", 2, 1)
+        views.append({v: encode(table.view_for(v)) for v in (None, *P4)})
+        runs.append(views)
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_bluff_pirate_undo_mid_vote_closes_the_question_and_phones_follow(tmp_path):
+    sess, app, table = bluff(tmp_path)
+    lay_a_set(sess, table)
+    table.answer("Bob", 1, 1)
+    sess.undo()  # the turn in progress goes back to its start
+    table.sync()
+    assert table.view_for("Bob")["question"] is None and table.view_for("Bob")["turn"] == "Ann"
+    lay_a_set(sess, table)
+    qv = q(table, "Bob")
+    assert qv["id"] == 2 and qv["mine"]["answered"] == 0 and qv["waiting"] == ["Bob", "Cy", "Dee"]
+
+
+def test_bluff_pirate_each_phone_shows_its_races_won_and_whose_turn(tmp_path):
+    import random
+
+    from companion.games.bluff_pirate.table import demo_intent
+
+    sess, app, table = bluff(tmp_path, seed=3)
+    rng = random.Random(5)
+    while not sess.model.round_over():
+        t = sess.model.round
+        for p in (None, *P4):
+            v = table.view_for(p)
+            want = {"votes": None, "pick": t.pending.setter if t.pending else None}.get(t.step, t.current)
+            assert v["turn"] == want, (t.step, v["turn"])
+        name, args = demo_intent(t, rng)
+        sess.apply(Intent(name, args))
+        table.sync()
+    winner = sess.model.round.state.winner
+    sess.new_round()
+    table.sync()
+    for p in P4:
+        me = table.view_for(p)["me"]
+        assert me["score"] == int(p == winner) == sess.totals()[p] and me["label"] == "points"
+        assert me["note"].startswith("Your ship: square 0 of ")  # the next race
+    assert table.view_for(None)["me"] is None
+
+
+def test_a_secret_ballot_answers_like_a_round_but_is_never_revealed_as_a_whole():
+    from companion.errors import IllegalActionError
+    from companion.secrets import SecretBallot, SecretRound
+
+    rounds = {s: SecretRound("vote", (s,), ("y", "n")) for s in ("Bob", "Cy")}
+    b = SecretBallot("vote", rounds, ("y", "n"))
+    assert b.sealed and b.seats == ("Bob", "Cy") and b.waiting() == ["Bob", "Cy"]
+    assert b.why_not("Ann", "y") and b.why_not("Bob", "maybe") and b.why_not("Bob", "y") is None
+    assert b.submit("Bob", "n") is False and rounds["Bob"].has_answered("Bob") and b.own_answer("Bob") == "n"
+    with pytest.raises(IllegalActionError):
+        b.submit("Bob", "y")
+    assert b.submit("Cy", "y") is True and b.complete and not b.revealed
+    with pytest.raises(IllegalActionError):
+        b.reveal()
+    with pytest.raises(IllegalActionError):
+        b.answers()
+    assert b.public_view() == {"kind": "vote", "seats": ["Bob", "Cy"], "waiting": [], "revealed": False}
+    assert "'n'" not in repr(b) and "'y'" not in repr(b)
+    assert b.reveal_one("Cy") == "y" and not rounds["Bob"].revealed
+    with pytest.raises(IllegalActionError):
+        SecretBallot("vote", {"Bob": SecretRound("vote", ("Cy",))})
