@@ -6,7 +6,6 @@ whose turn it is, for both games."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
