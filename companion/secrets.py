@@ -133,3 +133,83 @@ class SecretRound:
             r.submit(seat, value)
         r._revealed = bool(data.get("revealed", False))
         return r
+
+
+class SecretBallot:
+    """One question to several seats whose answers are each kept in a one-seat :class:`SecretRound` of their own,
+    so that the owner can later reveal any ONE of them alone (Bluff Pirate: only the vote the setter picks is
+    ever shown). To phones and the passed tablet it answers like a SecretRound (``submit``, ``why_not``,
+    ``waiting``, ``has_answered``, ``own_answer``, ``public_view``), but it is ``sealed``: it is never revealed as
+    a whole, so ``reveal()`` and ``answers()`` refuse; ``reveal_one(seat)`` opens one answer. The per-seat rounds
+    stay the truth (submitting here submits there)."""
+
+    sealed = True
+    validate = None
+    allow_change = False
+
+    def __init__(self, kind: str, rounds: dict[str, SecretRound], choices: tuple[Any, ...] | None = None) -> None:
+        self.kind = kind
+        self._rounds = dict(rounds)
+        self.seats = tuple(self._rounds)
+        if not self.seats:
+            raise IllegalActionError(f"{kind}: a ballot needs at least one seat")
+        for seat, rnd in self._rounds.items():
+            if rnd.seats != (seat,):
+                raise IllegalActionError(f"{kind}: {seat}'s round must be {seat}'s alone")
+        self.choices = tuple(choices) if choices is not None else None
+
+    def __repr__(self) -> str:  # never the values
+        return f"SecretBallot(kind={self.kind!r}, waiting={self.waiting()!r})"
+
+    def why_not(self, seat: str, value: Any) -> str | None:
+        if seat not in self._rounds:
+            return f"{self.kind}: {seat!r} has no secret to give in this round"
+        if self.choices is not None and value not in self.choices:
+            return f"{self.kind}: {value!r} is not one of the choices"
+        return self._rounds[seat].why_not(seat, value)
+
+    def submit(self, seat: str, value: Any) -> bool:
+        reason = self.why_not(seat, value)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        self._rounds[seat].submit(seat, value)
+        return self.complete
+
+    def withdraw(self, seat: str) -> None:
+        if seat not in self._rounds:
+            raise IllegalActionError(f"{self.kind}: {seat!r} has no secret in this round")
+        self._rounds[seat].withdraw(seat)
+
+    def has_answered(self, seat: str) -> bool:
+        return seat in self._rounds and self._rounds[seat].has_answered(seat)
+
+    def own_answer(self, seat: str) -> Any:
+        """``seat``'s own answer, for that seat's own screen only."""
+        rnd = self._rounds.get(seat)
+        return rnd.own_answer(seat) if rnd is not None else None
+
+    def waiting(self) -> list[str]:
+        return [s for s in self.seats if not self._rounds[s].complete]
+
+    @property
+    def complete(self) -> bool:
+        return all(r.complete for r in self._rounds.values())
+
+    @property
+    def revealed(self) -> bool:
+        return False  # never as a whole
+
+    def reveal(self) -> dict[str, Any]:
+        raise IllegalActionError(f"{self.kind}: a sealed ballot is never revealed as a whole")
+
+    def answers(self) -> dict[str, Any]:
+        raise IllegalActionError(f"{self.kind}: a sealed ballot is never revealed as a whole")
+
+    def reveal_one(self, seat: str) -> Any:
+        """Open ``seat``'s answer alone (the others stay secret for good)."""
+        if seat not in self._rounds:
+            raise IllegalActionError(f"{self.kind}: {seat!r} has no secret in this round")
+        return self._rounds[seat].reveal()[seat]
+
+    def public_view(self) -> dict[str, Any]:
+        return {"kind": self.kind, "seats": list(self.seats), "waiting": self.waiting(), "revealed": False}

@@ -150,3 +150,51 @@ def test_join_answer_reveal_reload_rejoin_and_reset(browser):
         _wait(browser, lambda d: _text(d, "conn") == "connected" and _text(d, "mine") == "Your answer: bluffing")
     finally:
         st.stop()
+
+
+def test_a_pirate_whist_bid_from_the_phone_page_against_the_real_game(browser, tmp_path):
+    """A real Pirate Whist session (round 2: the scores of round 1 on the phone): Bob's phone shows his score,
+    the round, the bid buttons 0..2; his bid goes into Whist's own SecretRound as its bid event; the last bid
+    reveals them all at once."""
+    from selenium.webdriver.common.by import By
+
+    from companion.session import TableSession
+    from companion.table_server.session_source import SessionSource
+
+    sess = TableSession(["Ann", "Bob", "Cy", "Dee"], None, "pirate-whist", {"max_cards": 3, "first_dealer": "Dee"})
+    sess.new_round()
+    for p, b in (("Ann", 2), ("Bob", 1), ("Cy", 0), ("Dee", 1)):
+        sess.apply({"e": "bid", "player": p, "bid": b})
+    sess.apply({"e": "reveal"})
+    sess.apply({"e": "counts", "won": {"Ann": 2, "Bob": 1, "Cy": 0, "Dee": 0}})
+    sess.new_round()  # round 2: 2 cards, Ann deals, Bob leads
+
+    def apply(action):
+        sess.apply(action)
+        sess.save(tmp_path / "s.json")
+
+    st = ServerThread(lambda: TableServer(SessionSource(sess, apply), host="127.0.0.1"))
+    srv = st.start()
+    try:
+        browser.get(srv.url_for("Bob"))
+        _wait(browser, lambda d: _text(d, "seat") == "Bob" and _text(d, "conn") == "connected")
+        assert _text(browser, "game") == "Pirate Whist" and _text(browser, "score") == "11"
+        assert _text(browser, "phase") == "Round 2 of 5 (2 cards): secret bids"
+        assert "how many of the 2 tricks" in _text(browser, "prompt")
+        assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#choices button")] == ["0", "1", "2"]
+        browser.find_element(By.ID, "choice-2").click()
+        _wait(browser, lambda d: _text(d, "mine") == "Your answer: 2")
+        assert "Waiting for Cy, Dee, Ann" in _text(browser, "waiting")
+        assert not browser.find_element(By.ID, "reveal").is_displayed()
+        _shot(browser, "phone-whist-bid.png")
+        assert st.call(lambda: sess.model.round.events) == [{"e": "bid", "player": "Bob", "bid": 2}]
+        for p, b in (("Cy", 0), ("Dee", 1), ("Ann", 0)):  # the others on the passed tablet
+            st.call(lambda p=p, b=b: srv.submit_from_tablet(p, b))
+        _wait(browser, lambda d: d.find_element(By.ID, "reveal").is_displayed())
+        rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#answers tr")]
+        assert rows == ["Bob 2", "Cy 0", "Dee 1", "Ann 0"]
+        _wait(browser, lambda d: _text(d, "phase") == "Round 2 of 5 (2 cards): 3 bid for 2 tricks")
+        assert st.call(lambda: sess.model.phase) == "play"
+        _no_page_errors(browser)
+    finally:
+        st.stop()

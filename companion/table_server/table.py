@@ -124,7 +124,11 @@ class PhoneTable:
         self.rev += 1
 
     def _settle(self, rnd: SecretRound) -> None:
-        """Reveal a complete round (once), and record the answers of a revealed one (once)."""
+        """Reveal a complete round (once), and record the answers of a revealed one (once). A ``sealed`` round
+        (``SecretBallot``: Bluff Pirate's votes) is never revealed here: its owner opens single answers later
+        (the setter's pick) and moves on to its next question."""
+        if getattr(rnd, "sealed", False):
+            return
         if rnd.complete and not rnd.revealed and self._reveal_asked != self._round_id:
             self._reveal_asked = self._round_id
             reveal = getattr(self.source, "reveal_secret", None)

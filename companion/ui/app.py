@@ -340,12 +340,21 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
 
     def _phone_apply(self, action):
         """An action from a phone answer or a reveal: through the session and saved, like the tablet's; the
-        screen stays where it is. Illegal: the error goes back to the phone."""
+        screen stays where it is, unless it showed the game's state and the game moved on to another screen (the
+        phones' last bid revealed the bids, the setter's phone picked a voter): then the tablet follows, on the
+        next frame (never inside the phone table's own update). Illegal: the error goes back to the phone."""
+        before = self.hand_screen_name()
         self.session.apply(action)
         self.session.save(services.session_path())
         line = self.session.model.describe(action)
         if line:
             self.set_status(line)
+        if self.screens and self.hand_screen_name() != before and self.sm.current == before:
+            Clock.schedule_once(lambda dt: self._follow_hand(before), 0)
+
+    def _follow_hand(self, was):
+        if self.session is not None and self.sm.current == was and self.hand_screen_name() != was:
+            self.go(self.hand_screen_name())
 
     def _on_phone_view(self, view):
         q, r = view["question"], view["reveal"]

@@ -146,6 +146,75 @@ class BluffPirateModel(TableModel):
                 f"{ruling.get('turns_played', '?')} turns.  " +
                 ", ".join(f"{p} {x}" for p, x in ruling.get("positions", {}).items()))
 
+    # ---- phones (docs/phones.md): the votes as one sealed ballot, then the setter's pick
+    def open_secret(self) -> Any:
+        """The question phones may answer now: every voter's vote (a sealed ballot over the per-voter rounds:
+        never revealed as a whole), then the setter's pick of a voter (revealed at once, with only that vote
+        and the hidden cards)."""
+        t = self.round
+        if t is None:
+            return None
+        if t.step == "votes":
+            return t.vote_ballot()
+        if t.step == "pick":
+            return t.pick_round()
+        return None
+
+    def secret_action(self, seat: str, value: Any) -> Intent:
+        t = self.round
+        if t is not None and t.step == "pick":
+            return Intent("pick", (value,))
+        return Intent("vote", (seat, value))
+
+    def phone_phase(self) -> str:
+        """The public line: what the table does now, after the last pick's words while they are news."""
+        t = self.round
+        if t is None:
+            return "Between races"
+        s = t.state
+        step = t.step
+        if step == "votes":
+            v = t.public_view()["set"]
+            line = (f"{v['setter']} laid {v['size']}: {len(v['visible'])} {v['visible'][0]} face up, "
+                    f"{v['hidden_count']} face down. Bluffing?")
+        elif step == "pick":
+            line = f"Every vote is in: {t.pending.setter} picks whose vote to look at"
+        elif step == "land":
+            line = f"{t.current} lands on an island"
+        elif step == "over":
+            line = f"{s.winner} found the treasure"
+        elif step == "draw":
+            line = f"{t.current}'s turn: draw or board"
+        else:
+            line = f"{t.current} keeps, discards or lays a set"
+        r = t.last_reveal
+        if r is not None and r.words in t.history[-2:]:
+            line = f"{r.words} {line}"
+        return line if len(line) <= 200 else line[:197] + "..."
+
+    def phone_turn(self) -> str | None:
+        """Whose turn: nobody's while the votes are taken (everyone at once); the setter for the pick."""
+        t = self.round
+        if t is None or t.step in ("votes", "over"):
+            return None
+        if t.step == "pick":
+            return t.pending.setter
+        return t.current
+
+    def phone_note(self, seat: str) -> str:
+        t = self.round
+        if t is None:
+            return ""
+        if t.step == "votes":
+            setter = t.pending.setter
+            return "The others vote on your set" if seat == setter else f"Your secret vote: is {setter} bluffing?"
+        if t.step == "pick":
+            return "Pick the voter whose vote is shown" if seat == t.pending.setter else "Your vote is in"
+        s = t.state
+        if seat not in s.players:
+            return ""
+        return f"Your ship: square {s.positions_map()[seat]} of {s.options.track}, {s.hands_map()[seat]} cards"
+
     # ---- resume
     def round_json(self) -> dict[str, Any] | None:
         return None if self.round is None else self.round.to_json()

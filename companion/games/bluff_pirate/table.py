@@ -8,6 +8,10 @@ choice in tests) and keeps it to itself until a counter first lands on an island
   is ever revealed; the passed tablet and, later, phones both call ``submit`` on them);
 - the set's hidden cards (a SecretRound of the setter), until the pick.
 
+For phones (docs/phones.md) the votes are asked as one question, ``vote_ballot()``: a sealed
+:class:`companion.secrets.SecretBallot` over the per-voter rounds (never revealed as a whole), then the setter's
+pick as ``pick_round()``, a one-seat SecretRound that ``pick`` fills and reveals.
+
 ``public_view()``, ``history``, ``log lines`` and ``export_record()`` never hold a secret before its reveal;
 ``to_json()`` (the saved session, for resume) does.
 
@@ -28,7 +32,7 @@ from typing import Any
 from companion.errors import IllegalActionError
 from companion.games.bluff_pirate import rules as R
 from companion.games.bluff_pirate.deck import KINDS
-from companion.secrets import SecretRound
+from companion.secrets import SecretBallot, SecretRound
 
 SAVE_VERSION = 1
 
@@ -107,6 +111,8 @@ class BluffPirateTable:
         self._current_lines: list[str] = []
         self.pending: PendingSet | None = None
         self.last_reveal: Reveal | None = None
+        self._ballot: tuple[PendingSet, SecretBallot] | None = None   # the phones' questions, per pending set
+        self._pick: tuple[PendingSet, SecretRound] | None = None
 
     def __repr__(self) -> str:  # never a secret
         return f"BluffPirateTable(players={list(self.players)!r}, turn={self._state.turn}, phase={self.step!r})"
@@ -164,6 +170,26 @@ class BluffPirateTable:
             return []
         out = [r for r in self.pending.votes.values() if seat in r.seats and not r.complete]
         return out
+
+    def vote_ballot(self) -> SecretBallot | None:
+        """The vote as one question to every voter (phones): a sealed ballot over the per-voter rounds, the same
+        object while this set is voted on. Never revealed as a whole: ``pick`` opens the picked vote alone."""
+        p = self.pending
+        if p is None:
+            return None
+        if self._ballot is None or self._ballot[0] is not p:
+            self._ballot = (p, SecretBallot("vote", p.votes, R.VOTES))
+        return self._ballot[1]
+
+    def pick_round(self) -> SecretRound | None:
+        """Once every vote is in: the setter's pick of a voter as a one-seat SecretRound (phones); ``pick`` fills
+        it and reveals it (the pick is public at once)."""
+        p = self.pending
+        if p is None or p.waiting():
+            return None
+        if self._pick is None or self._pick[0] is not p:
+            self._pick = (p, SecretRound("pick", (p.setter,), choices=tuple(p.votes)))
+        return self._pick[1]
 
     def board_options(self) -> dict[str, str | None]:
         """For "All aboard!": every other player -> None (a legal target) or why not."""
@@ -302,8 +328,13 @@ class BluffPirateTable:
             raise IllegalActionError(f"unknown player {voter!r} (players: {', '.join(self.players)})")
         if p.waiting():
             raise IllegalActionError(f"still waiting for the votes of {', '.join(p.waiting())}")
+        picked = self.pick_round()
+        assert picked is not None
         vote = p.votes[voter].reveal()[voter]
         hidden = tuple(p.hidden.reveal()[p.setter])
+        if not picked.revealed:
+            picked.submit(p.setter, voter)
+            picked.reveal()
         action = R.LaySet(p.visible, hidden, voter, vote)
         before = self._state
         after = self._apply(action)

@@ -253,6 +253,11 @@ class WhistTable:
 
     # -------------------------------------------------------------------------------- bids
 
+    def secret_round(self) -> SecretRound | None:
+        """The round's secret bids: the one SecretRound the passed tablet and the phones both submit into
+        (a new object after an undo, which replays the steps). Never show its values before the reveal."""
+        return self._secret
+
     def bid_status(self) -> dict[str, Any]:
         """What any screen may show while bids are secret: who is still to bid (never a value)."""
         if self._secret is None:
@@ -596,6 +601,9 @@ class WhistModel(TableModel):
         self.cut = o["cut"]
         self.round: WhistTable | None = None
         self.played = 0  # finished rounds the session holds
+        # phones: the hook dealer's open bid as a one-seat question (no secret in it), keyed to the table's step
+        self._open_bid: SecretRound | None = None
+        self._open_bid_key: tuple[int, int] | None = None
 
     @property
     def options(self) -> dict[str, Any]:
@@ -657,7 +665,11 @@ class WhistModel(TableModel):
             raise IllegalActionError(f"not a Pirate Whist action: {action!r}")
         kind = action.get("e")
         if kind == "bid":
+            ob = self._open_bid if t.phase == "dealer-bid" and self._open_bid_key == (id(t), len(t.events)) else None
             t.submit_bid(action.get("player"), action.get("bid"))
+            if ob is not None and ob.why_not(action.get("player"), action.get("bid")) is None:
+                ob.submit(action.get("player"), action.get("bid"))  # the dealer's bid is open: shown at once
+                ob.reveal()
         elif kind == "reveal":
             t.reveal()
         elif kind == "counts":
@@ -757,6 +769,96 @@ class WhistModel(TableModel):
                     f"{ruling['dealer']} dealt.  " + ", ".join(parts))
         except (KeyError, TypeError):
             return super().history_line(ruling)
+
+    # ---- phones (docs/phones.md): the same SecretRound as the passed tablet; the reveal is the game's own event
+    def open_secret(self) -> SecretRound | None:
+        """The question phones may answer now: the secret bids (also once all are in and not yet revealed, so
+        the phone table reveals them at once), or, with the hook rule, the dealer's open bid after the reveal
+        (a one-seat question without the forbidden number; shown as soon as it is given)."""
+        t = self.round
+        if t is None or self.round_over():
+            return None
+        ph = t.phase
+        if ph in ("bid", "reveal"):
+            s = t.secret_round()
+            return s if s is not None and not s.revealed else None
+        if ph == "dealer-bid":
+            dealer = t.now()["dealer"]
+            key = (id(t), len(t.events))
+            if self._open_bid is None or self._open_bid.revealed or self._open_bid_key != key:
+                self._open_bid = SecretRound("dealer bid", (dealer,), tuple(t.bid_choices(dealer)))
+                self._open_bid_key = key
+            return self._open_bid
+        return None
+
+    def phone_choices(self, rnd: SecretRound) -> tuple[int, ...] | None:
+        t = self.round
+        if t is None or t.state.round is None or rnd is not t.secret_round():
+            return None
+        return tuple(range(t.state.round.cards + 1))
+
+    def secret_action(self, seat: str, value: Any) -> dict[str, Any]:
+        return {"e": "bid", "player": seat, "bid": value}
+
+    def reveal_action(self, rnd: SecretRound) -> dict[str, Any]:
+        return {"e": "reveal"}
+
+    def phone_phase(self) -> str:
+        """The public line on every phone: never a bid before the reveal."""
+        t = self.round
+        if t is None:
+            return "Game over" if self.played >= self.setup.n_rounds else "Between rounds"
+        n = t.now()
+        head = f"Round {n['round']} of {n['of']}"
+        if self.round_over():
+            return f"{head}: over"
+        c = n["cards"]
+        cards = f"{c} card{'s' if c != 1 else ''}"
+        ph = t.phase
+        if ph == "bid":
+            return f"{head} ({cards}): secret bids"
+        if ph == "reveal":
+            return f"{head} ({cards}): every bid is in"
+        bids = t.state.round.bid_map
+        total = sum(bids.values())
+        if ph == "dealer-bid":
+            return f"{head} ({cards}): the others bid {total}; {n['dealer']} (dealer) bids in the open"
+        line = f"{head} ({cards}): {total} bid for {c} trick{'s' if c != 1 else ''}"
+        tv = t.trick_view() if self.mode == "tricks" else {"trick": None}
+        return line + (f", trick {tv['trick']}" if tv.get("trick") else "")
+
+    def phone_turn(self) -> str | None:
+        """Whose turn: nobody's while the secret bids are taken (everyone at once); the hook dealer for the open
+        bid; in trick-by-trick play, who plays the next card."""
+        t = self.round
+        if t is None or self.round_over():
+            return None
+        ph = t.phase
+        if ph == "dealer-bid":
+            return t.now()["dealer"]
+        if ph == "play" and self.mode == "tricks":
+            return rules.to_play(t.state)
+        return None
+
+    def phone_note(self, seat: str) -> str:
+        """A seat's own line: its question, or its bid once the bids are shown (never anything else's)."""
+        t = self.round
+        if t is None or self.round_over() or t.state.round is None:
+            return ""
+        n = t.now()
+        ph = t.phase
+        if ph in ("bid", "reveal"):
+            s = t.secret_round()
+            if s is not None and seat in s.seats:
+                return f"Your secret bid: how many of the {n['cards']} tricks will you take?"
+            return "You deal: you bid last, in the open" if seat == n["dealer"] else ""
+        if ph == "dealer-bid":
+            if seat == n["dealer"]:
+                f = t.hook_forbidden()
+                return "Your bid, in the open" + (f" (not {f}: the hook rule)" if f is not None else "")
+            return f"You bid {t.state.round.bid_map[seat]}" if seat in t.state.round.bid_map else ""
+        bid = t.state.round.bid_map.get(seat)
+        return f"You bid {bid}" if bid is not None else ""
 
     # ---- resume
     def round_json(self) -> dict[str, Any] | None:
