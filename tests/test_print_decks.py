@@ -246,6 +246,14 @@ def test_print_deck_refusals_are_one_line_and_write_nothing(tmp_path, args, says
     assert list(d.iterdir()) == []
 
 
+@pytest.mark.skipif(not Path("/sys").is_dir(), reason="needs a folder no file can be made in (Linux /sys)")
+def test_print_deck_to_an_unwritable_place_is_one_line(tmp_path):
+    r = _cli("print-deck", "island54", "-o", "/sys/deck.pdf", timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("pirate-table: error: -o/--output: /sys/deck.pdf:"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not Path("/sys/deck.pdf").exists()
+
+
 def test_a_failure_half_way_leaves_no_file(tmp_path):
     from vision.decks.printing import faces, layout, write_pdf
 

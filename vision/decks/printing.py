@@ -112,6 +112,25 @@ def faces(deck, card_size: str = "poker", px_per_mm: float = DPI / 25.4):
 def write_pdf(cards, out: Path, lay: Layout, title: str = "") -> int:
     """Lay ``cards`` ((label, BGR image) pairs) out on pages with cut marks; write ``out`` atomically. Returns the
     page count."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)  # fails early when unwritable
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            doc = _document(cards, lay, title)
+            doc.output(fh)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the deck is an ordinary file
+        os.replace(tmp, out)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return doc.page  # the last page's number: the page count
+
+
+def _document(cards, lay: Layout, title: str):
     import cv2
     from fpdf import FPDF
 
@@ -126,10 +145,8 @@ def write_pdf(cards, out: Path, lay: Layout, title: str = "") -> int:
     pdf.set_draw_color(0, 0, 0)
     pdf.set_line_width(MARK_W_MM)
     cards = list(cards)
-    pages = 0
     for p in range(0, len(cards), lay.per_page):
         pdf.add_page()
-        pages += 1
         for k, (_label, img) in enumerate(cards[p: p + lay.per_page]):
             ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
             if not ok:
@@ -146,21 +163,7 @@ def write_pdf(cards, out: Path, lay: Layout, title: str = "") -> int:
             y = lay.y0 + r * ch
             pdf.line(lay.x0 - MARK_GAP_MM, y, lay.x0 - MARK_GAP_MM - reach, y)
             pdf.line(gx1 + MARK_GAP_MM, y, gx1 + MARK_GAP_MM + reach, y)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            pdf.output(fh)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; the deck is an ordinary file
-        os.replace(tmp, out)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return pages
+    return pdf
 
 
 def print_deck(deck_name: str, output, paper: str = "a4", card_size: str = "poker") -> dict:
