@@ -93,3 +93,18 @@ def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layo
                 x1, y1 = np.ceil(q.max(0)).astype(int)
                 patch = gray[y0:y1, x0:x1]
                 assert patch.size and patch.min() < np.percentile(patch, 90) - 20
+
+
+def test_write_scenes_writes_images_and_labels_that_match(tmp_path):
+    from vision.synth.suited import write_scenes
+
+    labels = write_scenes(tmp_path, "island", 4, seed=77)
+    assert json.loads((tmp_path / "labels.json").read_text()) == labels
+    assert sorted(p.name for p in tmp_path.glob("*.jpg")) == sorted(labels)
+    for name, lab in labels.items():
+        img = cv2.imread(str(tmp_path / name))
+        assert img.shape == (720, 1280, 3)
+        again = make_deck_scene(lab["seed"], "island54", lab["layout"])
+        assert again.labels() == lab  # the labels are the scene's, a function of its seed
+        assert float(np.abs(img.astype(np.float32) - again.image.astype(np.float32)).mean()) < 3  # JPEG only
+    assert [lab["layout"] for lab in labels.values()] == ["start", "fan", "trick", "mixed"]

@@ -237,3 +237,25 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
         cover |= masks[i]
     img = _light(img, rng)
     return SuitedScene(img, cards, layout, surface, seed, d.id)
+
+
+def write_scenes(out, deck: str, count: int, seed: int = 0, layouts=LAYOUTS, surfaces=TRAIN_SURFACES,
+                 fonts=None, quality: int = 95) -> dict:
+    """Write ``count`` scenes of ``deck`` (seeds ``seed``, ``seed + 1``, ...; layouts in turn) as JPEG files and
+    one ``labels.json`` (file name -> ``scene.labels()``) into the folder ``out``, for training. Returns the
+    labels."""
+    import json
+    from pathlib import Path
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    labels = {}
+    for i in range(count):
+        sc = make_deck_scene(seed + i, deck, layouts[i % len(layouts)], surfaces, fonts=fonts)
+        name = f"{sc.deck}_{sc.layout}_{sc.seed}.jpg"
+        cv2.imwrite(str(out / name), sc.image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        labels[name] = sc.labels()
+    tmp = out / "labels.json.part"
+    tmp.write_text(json.dumps(labels, indent=1))
+    tmp.replace(out / "labels.json")
+    return labels
