@@ -17,6 +17,13 @@ def _camera_decks() -> list[str]:
     return sorted(n for d in decks() if d.camera_model for n in (d.id, *d.aliases))
 
 
+def _printable_decks() -> list[str]:
+    """Names (ids and aliases) of the decks that have a face renderer (companion.decks)."""
+    from companion.decks import decks
+
+    return sorted(n for d in decks() if d.faces for n in (d.id, *d.aliases))
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="read the Pirate's Bluff cards in a photo (JSON with --json)",
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
@@ -37,8 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write DECK's faces to a PDF: 300 dpi, cards edge to edge with cut marks. Card sizes "
                        "(mm): poker 63x88, bridge 57x89, uno 56x87, mini 44x63.")
     p.add_argument("where", nargs="*", metavar="DECK [OUTPUT]",
-                   help="the deck (pirates72, island54, standard52 or an alias: pirates-bluff, island, standard) "
-                   "and, unless -o is given, the PDF to write")
+                   help="the deck (" + ", ".join(_printable_decks()) + ") and, unless -o is given, the PDF to write")
     p.add_argument("--deck", default=None, help="the deck (instead of the first positional)")
     p.add_argument("-o", "--output", default=None, help="the PDF to write")
     p.add_argument("--card-size", "--size", dest="card_size", default="poker", help="poker, bridge, uno or mini")
