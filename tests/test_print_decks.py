@@ -117,7 +117,8 @@ def _face_like(img, cell):
     """The renderer's face where the card lies in a cell crop (``cell``: crop, (x, y, w, h) of the card in it)."""
     crop, (x, y, w, h) = cell
     f = cv2.resize(img, (int(round(w)), int(round(h))), interpolation=cv2.INTER_AREA)
-    M = np.float32([[w / f.shape[1], 0, x - 0.5 + 0.5 * w / f.shape[1]], [0, h / f.shape[0], y - 0.5 + 0.5 * h / f.shape[0]]])
+    sx, sy = w / f.shape[1], h / f.shape[0]
+    M = np.float32([[sx, 0, x - 0.5 + 0.5 * sx], [0, sy, y - 0.5 + 0.5 * sy]])
     return cv2.warpAffine(f, M, (crop.shape[1], crop.shape[0]), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 

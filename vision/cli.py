@@ -41,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_scan)
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, A4 or Letter, cut marks)",
-                       description="Write DECK's faces to a PDF: 300 dpi, cards edge to edge with cut marks. Card sizes "
-                       "(mm): poker 63x88, bridge 57x89, uno 56x87, mini 44x63.")
+                       description="Write DECK's faces to a PDF: 300 dpi, cards edge to edge with cut marks. "
+                       "Card sizes (mm): poker 63x88, bridge 57x89, uno 56x87, mini 44x63.")
     p.add_argument("where", nargs="*", metavar="DECK [OUTPUT]",
                    help="the deck (" + ", ".join(_printable_decks()) + ") and, unless -o is given, the PDF to write")
     p.add_argument("--deck", default=None, help="the deck (instead of the first positional)")

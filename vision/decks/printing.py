@@ -12,7 +12,6 @@ Cut marks: 0.2 mm lines in the margin, on every card edge's line, from 1 mm to 6
 from __future__ import annotations
 
 import io
-import math
 import os
 import tempfile
 from dataclasses import dataclass

@@ -213,7 +213,8 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
         Mr = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float) @ M
         sz = (int(x1 - x0), int(y1 - y0))
         warped = cv2.warpPerspective(img_face, Mr, sz, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        m = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), Mr, sz, flags=cv2.INTER_LINEAR).astype(np.float32) / 255
+        m = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), Mr, sz, flags=cv2.INTER_LINEAR)
+        m = m.astype(np.float32) / 255
         Ms = np.array([[1, 0, shadow_dir[0]], [0, 1, shadow_dir[1]]], np.float32)
         sh = cv2.GaussianBlur(cv2.warpAffine(m, Ms, sz), (0, 0), 3 + abs(shadow_dir).max() / 2)
         roi = img[y0:y1, x0:x1]
