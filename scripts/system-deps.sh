@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project needs (tests and firmware), only those missing.
+# poppler-utils (pdftoppm, pdfinfo): the print-deck round-trip test rasterises the PDF.
 # Usage: scripts/system-deps.sh [run|test]   (default: test)
 set -euo pipefail
 what="${1:-test}"
 pkgs_run=(libgl1 libegl1 libgl1-mesa-dri libmtdev1 libsdl2-2.0-0)
-pkgs_test=(xvfb xauth chromium chromium-driver gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config make gcc)
+pkgs_test=(xvfb xauth poppler-utils chromium chromium-driver gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config make gcc)
 case "$what" in
   run) pkgs=("${pkgs_run[@]}") ;;
   test) pkgs=("${pkgs_run[@]}" "${pkgs_test[@]}") ;;

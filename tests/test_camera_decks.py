@@ -1,4 +1,4 @@
-"""Deck renderer and the printable deck PDF."""
+"""Deck renderer and the printable deck PDF (fpdf2; round trips in test_print_decks.py)."""
 
 import re
 import subprocess
@@ -40,26 +40,16 @@ def test_same_style_same_pixels_and_cards_differ():
 
 
 def test_print_deck_writes_a_72_card_pdf(tmp_path):
+    """The old form (`--deck pirates-bluff -o`) still works; the page-by-page checks are in test_print_decks.py."""
     out = tmp_path / "deck.pdf"
     r = subprocess.run([sys.executable, "-m", "companion", "print-deck", "--deck", "pirates-bluff", "-o", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+    assert "72 cards" in r.stdout and "8 pages" in r.stdout
     data = out.read_bytes()
-    assert data.startswith(b"%PDF-1.4") and data.rstrip().endswith(b"%%EOF")
-    assert len(re.findall(rb"/Type /Page ", data)) == 8
-    assert len(re.findall(rb"/Subtype /Image", data)) == 72
-    # poker size: each card is drawn 63 x 88 mm
-    import zlib
-
-    streams = [zlib.decompressobj().decompress(chunk) for chunk in data.split(b"/Filter /FlateDecode >>\nstream\n")[1:]]
-    assert len(streams) == 8
-    assert all(s.count(b"178.583 0 0 249.449 ") == 9 for s in streams[:-1])  # 3x3 cards of 63x88 mm per page
-    assert all(s.count(b" l S") == 2 * 8 for s in streams)  # cut marks at every card edge
-    # xref offsets point at the objects
-    xref = int(data.rsplit(b"startxref", 1)[1].split()[0])
-    first = data[xref:].split(b"\n")[3]
-    off = int(first.split()[0])
-    assert data[off:].startswith(b"1 0 obj")
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    assert len(re.findall(rb"/Type\s*/Page\b", data)) == 8
+    assert [p.name for p in tmp_path.iterdir()] == ["deck.pdf"]  # no temporary file left beside it
 
 
 def test_print_deck_bad_folder_is_a_clean_error(tmp_path):

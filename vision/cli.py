@@ -18,12 +18,21 @@ def _camera_decks() -> list[str]:
     return sorted(n for d in decks() if d.camera_model for n in (d.id, *d.aliases))
 
 
+def _printable_decks() -> list[str]:
+    """Names (ids and aliases) of the decks that have a face renderer (companion.decks)."""
+    from companion.decks import decks
+
+    return sorted(n for d in decks() if d.faces for n in (d.id, *d.aliases))
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="read the Pirate's Bluff cards in a photo (JSON with --json)",
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
     p.add_argument("image", type=cli_text(4096))
-    p.add_argument("--deck", choices=_camera_decks(), default="pirates-bluff")
+    p.add_argument("--deck", default="pirates-bluff", type=cli_text(64),
+                   help="the deck on the table: " + ", ".join(_camera_decks()) + " (a deck with no camera model "
+                   "yet, such as island54 or standard52, is refused)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
@@ -32,11 +41,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--models", type=cli_text(4096), default=None, help="folder with card_det.onnx and index_reader.onnx")
     p.set_defaults(func=run_scan)
 
-    p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
-    p.add_argument("--deck", choices=_camera_decks(), default="pirates-bluff")
-    p.add_argument("-o", "--output", required=True, type=cli_text(4096))
-    p.add_argument("--size", choices=["poker", "bridge", "uno"], default="poker")
-    p.add_argument("--paper", choices=["a4", "letter"], default="a4")
+    p = sub.add_parser("print-deck", help="write a printable deck (PDF, A4 or Letter, cut marks)",
+                       description="Write DECK's faces to a PDF: 300 dpi, cards edge to edge with cut marks. "
+                       "Card sizes (mm): poker 63x88, bridge 57x89, uno 56x87, mini 44x63.")
+    p.add_argument("where", nargs="*", metavar="DECK [OUTPUT]", type=cli_text(4096),
+                   help="the deck (" + ", ".join(_printable_decks()) + ") and, unless -o is given, the PDF to write")
+    p.add_argument("--deck", default=None, type=cli_text(64), help="the deck (instead of the first positional)")
+    p.add_argument("-o", "--output", default=None, type=cli_text(4096), help="the PDF to write")
+    p.add_argument("--card-size", "--size", dest="card_size", default="poker", type=cli_text(16),
+                   help="poker, bridge, uno or mini")
+    p.add_argument("--paper", default="a4", type=cli_text(16), help="a4 or letter")
     p.set_defaults(func=run_print_deck)
 
     p = sub.add_parser("vision", help="camera models: benchmark, training, live camera")
@@ -72,9 +86,25 @@ def _scanner(args):
     return Scanner(getattr(args, "backend", "ort"), models)
 
 
+def camera_deck(name: str):
+    """The deck value called ``name`` that a camera model reads, or PirateTableError("--deck: ...")."""
+    from companion.decks import get_deck
+    from companion.errors import CardError
+
+    try:
+        deck = get_deck(name)
+    except CardError as e:
+        raise PirateTableError(f"--deck: {e}") from None
+    if not deck.camera_model:
+        raise PirateTableError(f"--deck {name}: no camera model for this deck yet ({deck.title}; the camera reads "
+                               f"{', '.join(_camera_decks())})")
+    return deck
+
+
 def run_scan(args) -> int:
     from vision.imageio import load_image
 
+    camera_deck(args.deck)
     img = load_image(args.image)  # size checked from the header before decoding; one-line errors
     from companion.games import registry
 
@@ -97,23 +127,22 @@ def run_scan(args) -> int:
 
 
 def run_print_deck(args) -> int:
-    from pathlib import Path
+    from vision.decks.printing import print_deck
 
-    from vision.decks.pdf import write_deck_pdf
-    from vision.decks.render import PRINT_STYLE, render_card
-    from dataclasses import replace
-
-    out = Path(args.output)
-    if not out.parent.exists():
-        raise PirateTableError(f"folder does not exist: {out.parent}")
-    style = replace(PRINT_STYLE, size=args.size)
-    ppm = 11.81  # 300 dpi
-    from companion.decks import get_deck
-
-    deck = get_deck(args.deck)
-    cards = ((str(c), render_card(c.rank, c.letter, style, ppm)[0]) for c in deck.cards)
-    pages = write_deck_pdf(cards, out, style.size_mm, args.paper, ppm)
-    print(f"wrote {out} ({pages} pages, {deck.size} cards, {args.size} {style.size_mm[0]:g}x{style.size_mm[1]:g} mm, cut marks)")
+    where = list(args.where)
+    deck, output = args.deck, args.output
+    if where and deck is None:
+        if where[0].lower().endswith(".pdf") and len(where) == 1 and output is None:
+            raise PirateTableError(f"print-deck: name the deck before the file: print-deck DECK {where[0]}")
+        deck = where.pop(0)
+    if where and output is None:
+        output = where.pop(0)
+    if where:
+        raise PirateTableError(f"print-deck: unexpected argument {where[0]!r} (usage: print-deck DECK -o OUT.pdf)")
+    r = print_deck(deck if deck is not None else "pirates72", output, args.paper, args.card_size)
+    w, h = r["card_mm"]
+    print(f"wrote {r['output']} ({r['pages']} pages, {r['cards']} cards, {r['card_size']} {w:g}x{h:g} mm, "
+          f"{r['per_page']} per {r['paper']} page, cut marks)")
     return 0
 
 

@@ -1,5 +1,6 @@
-"""Decks are values: a ``Deck`` holds its cards, its notation (parse / format), display names and the id of the
-camera model that reads it. Games name a deck; nothing else hard-codes one.
+"""Decks are values: a ``Deck`` holds its cards, its notation (parse / format), display names, the id of the
+camera model that reads it and the name of the renderer that draws its faces. Games name a deck; nothing else
+hard-codes one.
 
     >>> from companion.decks import get_deck
     >>> d = get_deck("standard52")
@@ -27,6 +28,9 @@ class Deck:
     display: Callable[[Any], str] = str
     camera_model: str | None = None
     aliases: tuple[str, ...] = field(default=())
+    # The renderer that draws this deck's faces (printable decks, synthetic scenes): "module:object", resolved
+    # by vision.decks.faces.faces_for (companion imports no OpenCV).
+    faces: str | None = None
 
     @property
     def size(self) -> int:

@@ -158,4 +158,5 @@ ISLAND54 = register_deck(Deck(
     parse=IslandCard.parse,
     camera_model=None,  # no camera model reads this deck yet
     aliases=("island",),
+    faces="vision.decks.island:FACES",
 ))

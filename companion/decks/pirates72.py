@@ -90,4 +90,5 @@ PIRATES72 = register_deck(Deck(
     display=display,
     camera_model="pirates72",
     aliases=("pirates-bluff",),
+    faces="vision.decks.faces:PIRATES",
 ))

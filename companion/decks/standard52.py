@@ -76,4 +76,5 @@ STANDARD52 = register_deck(Deck(
     display=StdCard.display,
     camera_model=None,  # the camera issue gives this deck its model
     aliases=("standard",),
+    faces="vision.decks.standard:FACES",
 ))

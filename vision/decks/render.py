@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-CARD_SIZES_MM = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0), "uno": (56.0, 87.0)}
+CARD_SIZES_MM = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0), "uno": (56.0, 87.0), "mini": (44.0, 63.0)}
 
 FONTS = [
     cv2.FONT_HERSHEY_SIMPLEX,

@@ -1,0 +1,110 @@
+"""Synthetic scenes of the Island Deck and the standard deck: reproducible from a seed, labels match the picture."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from companion.decks import get_deck
+from vision.decks.faces import faces_for
+from vision.synth.suited import PPM, make_deck_scene
+from vision.synth.surfaces import HELD_OUT_SURFACES
+
+DECKS = ("island54", "standard52")
+
+
+@pytest.mark.parametrize("deck", DECKS)
+@pytest.mark.parametrize("layout", ["start", "fan", "trick", "mixed"])
+def test_same_seed_same_scene_and_labels(deck, layout):
+    a = make_deck_scene(321, deck, layout)
+    b = make_deck_scene(321, deck, layout)
+    assert np.array_equal(a.image, b.image)
+    assert json.dumps(a.labels()) == json.dumps(b.labels())
+    assert a.labels()["deck"] == deck and a.labels()["layout"] == layout
+    c = make_deck_scene(322, deck, layout)
+    assert not np.array_equal(a.image, c.image)
+
+
+def _ncc(a, b):
+    a = a.astype(np.float32).ravel()
+    b = b.astype(np.float32).ravel()
+    a, b = a - a.mean(), b - b.mean()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-6))
+
+
+def _region(im, quads):
+    parts = []
+    for q in quads:
+        x0, y0 = np.maximum(np.floor(q.min(0)).astype(int), 0)
+        x1, y1 = np.ceil(q.max(0)).astype(int)
+        parts.append(im[y0:y1, x0:x1].ravel())
+    return np.concatenate(parts)
+
+
+@pytest.mark.parametrize("deck", DECKS)
+@pytest.mark.parametrize("seed", [k * 7919 for k in range(5)])
+def test_start_labels_match_the_picture(seed, deck):
+    """Each labelled card, cut out of the picture by its label's corners, shows the labelled card's indices:
+    they match its face better than the face of any card of the same rank or the same suit."""
+    sc = make_deck_scene(seed, deck, "start", HELD_OUT_SURFACES)
+    d = get_deck(deck)
+    faces = faces_for(d)
+    h, w = sc.image.shape[:2]
+    assert 3 <= len(sc.cards) <= 8
+    assert len({c.card for c in sc.cards}) == len(sc.cards)
+    for c in sc.cards:
+        card = d.parse(c.card)
+        assert d.notation(card) == c.card
+        assert c.card_visible > 0.99 and min(c.index_visible) > 0.99
+        assert (c.quad >= 0).all() and (c.quad[:, 0] <= w).all() and (c.quad[:, 1] <= h).all()
+        for q in c.index_quads:
+            ctr = q.mean(0)
+            assert cv2.pointPolygonTest(c.quad.reshape(-1, 1, 2), (float(ctr[0]), float(ctr[1])), False) > 0
+        face, iq = faces.render(card, c.style, PPM)
+        fh, fw = face.shape[:2]
+        M = cv2.getPerspectiveTransform(c.quad.astype(np.float32), np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]))
+        cut = cv2.GaussianBlur(cv2.warpPerspective(sc.image, M, (fw, fh)), (0, 0), 0.7)
+        blur = lambda im: cv2.GaussianBlur(im, (0, 0), 0.7)  # noqa: E731
+        grey = lambda im: cv2.GaussianBlur(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), (0, 0), 2.0)  # noqa: E731
+        assert _ncc(grey(cut), grey(face)) > 0.4, c.card  # the whole face, roughly (light, blur, noise)
+        own = _ncc(_region(cut, iq), _region(blur(face), iq))
+        for o in d.cards:
+            if o != card and (o.rank == card.rank or o.suit == card.suit):
+                other = _ncc(_region(cut, iq), _region(blur(faces.render(o, c.style, PPM)[0]), iq))
+                assert own > other, (c.card, d.notation(o), own, other)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), deck=st.sampled_from(DECKS), layout=st.sampled_from(["fan", "trick"]))
+def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layout):
+    sc = make_deck_scene(seed, deck, layout)
+    assert len(sc.cards) >= 2
+    assert len({c.card for c in sc.cards}) == len(sc.cards)
+    assert sc.cards[-1].card_visible > 0.99  # the top card is whole
+    assert any(c.card_visible < 0.9 for c in sc.cards)  # the others overlap
+    gray = cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY)
+    for c in sc.cards:
+        assert max(c.index_visible) >= 0.9, (c.card, c.index_visible)  # only a corner index may show
+        for q, v in zip(c.index_quads, c.index_visible):
+            if v > 0.95:  # ink where a visible index is
+                x0, y0 = np.maximum(np.floor(q.min(0)).astype(int), 0)
+                x1, y1 = np.ceil(q.max(0)).astype(int)
+                patch = gray[y0:y1, x0:x1]
+                assert patch.size and patch.min() < np.percentile(patch, 90) - 20
+
+
+def test_write_scenes_writes_images_and_labels_that_match(tmp_path):
+    from vision.synth.suited import write_scenes
+
+    labels = write_scenes(tmp_path, "island", 4, seed=77)
+    assert json.loads((tmp_path / "labels.json").read_text()) == labels
+    assert sorted(p.name for p in tmp_path.glob("*.jpg")) == sorted(labels)
+    for name, lab in labels.items():
+        img = cv2.imread(str(tmp_path / name))
+        assert img.shape == (720, 1280, 3)
+        again = make_deck_scene(lab["seed"], "island54", lab["layout"])
+        assert again.labels() == lab  # the labels are the scene's, a function of its seed
+        assert float(np.abs(img.astype(np.float32) - again.image.astype(np.float32)).mean()) < 3  # JPEG only
+    assert [lab["layout"] for lab in labels.values()] == ["start", "fan", "trick", "mixed"]
