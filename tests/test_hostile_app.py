@@ -28,7 +28,8 @@ BAD = {
     "names": json.dumps({**GOOD, "players": ["Ann", "B\no", "Cy"], "stacks": {"Ann": 50, "B\no": 50, "Cy": 50}}
                         ).encode(),
     "stacks": json.dumps({**GOOD, "stacks": {"Ann": 2.5, "Bo": 50, "Cy": 50}}).encode(),
-    "shape": json.dumps({**GOOD, "hand": {"stacks": [], "pot_carry": 0, "starting": [1], "events": 5}}).encode(),
+    "shape": json.dumps({**GOOD, "table": {**GOOD["table"], "round": {"stacks": [], "pot_carry": 0, "starting": [1],
+                                                                      "events": 5}}}).encode(),
     "list": b"[1, 2, 3]",
     "empty": b"",
 }
