@@ -10,8 +10,9 @@ Lines on stdout:
 
 - ``ready H M``: resumed (or started afresh) at progress (finished rounds, moves of the round in play; -1 for
   none; ``ready -1 0`` before any session);
-- ``ack H M HDIG MDIG``: a step is done and saved (the session file changed): its progress, and digests of the
-  finished rounds' rulings and of the round's moves, which the resumed session must still hold;
+- ``ack H M HDIG MDIG``: the app has saved (printed right after every ``app.save()``, so that a kill may land
+  anywhere after it): the progress, and digests of the finished rounds' rulings and of the round's moves, which
+  the resumed session must still hold;
 - ``done``; or ``error ...`` (then exit 3/4) when the game cannot be driven.
 """
 
@@ -65,6 +66,17 @@ def main() -> None:
     from companion.games import registry
     from companion.ui import services
 
+    saved = app.save
+
+    def save_then_ack():
+        """Every save of the app (each intent's, the resume's, the next round's) is acknowledged at once, as
+        soon as the file is written: the parent may kill the child anywhere after it."""
+        saved()
+        if app.session is not None:
+            h, m = progress(app.session)
+            print(f"ack {h} {m} {' '.join(marks(app.session))}", flush=True)
+
+    app.save = save_then_ack  # the app's own save, then the line
     spec = registry.get(game)
     if not spec.demo_step:
         fail(3, f"{game} has no demo_step hook (GameSpec.demo_step): the crash test cannot drive it")
@@ -96,8 +108,6 @@ def main() -> None:
             pump(2)
             continue
         stuck = 0
-        h, m = progress(app.session)
-        print(f"ack {h} {m} {' '.join(marks(app.session))}", flush=True)
     print("done", flush=True)
     app.stop()
     os._exit(0)
