@@ -40,7 +40,9 @@ ROOT = HERE.parent
 KILLS = int(os.environ.get("APP_CRASH_KILLS", "4"))
 ROUNDS = int(os.environ.get("APP_CRASH_ROUNDS", "2"))
 STARTUP_KILLS = 0.2  # the share of kills that land while the app is starting or resuming
-MAX_ACKS_BEFORE_KILL = 6  # the other kills land after 0..this many acknowledged steps, at a random instant
+# the other kills land after 0..this many acknowledged saves, at a random instant (fewer for more kills, so that
+# they spread over the evening)
+MAX_ACKS_BEFORE_KILL = max(1, 24 // max(KILLS, 1))
 
 
 def registered_games() -> list[str]:
@@ -219,5 +221,5 @@ def test_kill_the_app_at_random_moments_in_a_demo_evening(game, tmp_path):
         books = (f"score sheet = the referee's ruling ({referee_checks + checked} checks)" if checked
                  else "score sheet (no referee records from this table model)")
     assert kills >= (KILLS + 1) // 2 and acks > kills  # the kills landed in the middle of the evening
-    print(f"\napp crash test, {game}: {kills} SIGKILLs, {starts} starts, {acks} acknowledged steps, "
+    print(f"\napp crash test, {game}: {kills} SIGKILLs, {starts} starts, {acks} acknowledged saves, "
           f"{len(s.history)} rounds, {books}, {time.monotonic() - t0:.1f} s")
