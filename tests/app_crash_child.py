@@ -1,120 +1,120 @@
 """Child process of the app crash test (tests/test_app_crash.py); not a test module itself.
 
-``python app_crash_child.py DATA_DIR GAME HANDS`` runs the real app (Kivy, in this process, under the parent's
-Xvfb display) on DATA_DIR, resumes the saved session if there is one (else starts a demo session of GAME), and
-plays a demo evening through the app's own intents until HANDS hands are finished. After every step that the app
-has saved it prints ``ack HANDS_DONE MOVES`` (the state's progress). The parent SIGKILLs it at random moments.
-Each step is a function of the saved state alone, so a restarted child carries on where the last one stopped.
+``python app_crash_child.py DATA_DIR GAME ROUNDS`` runs the real app (Kivy, in this process, under the parent's
+Xvfb display) on DATA_DIR, resumes the saved session if there is one, and plays a demo evening of GAME through
+the game's own step-wise demo hook (``GameSpec.demo_step``, docs/adding-a-game.md): each step is decided from the
+app's session alone, so a restarted child carries on where the saved session stands. The evening is over when
+ROUNDS rounds are finished (or the game's plan is).
+
+Lines on stdout:
+
+- ``ready H M``: resumed (or started afresh) at progress (finished rounds, moves of the round in play; -1 for
+  none; ``ready -1 0`` before any session);
+- ``ack H M HDIG MDIG``: the app has saved (printed right after every ``app.save()``, so that a kill may land
+  anywhere after it): the progress, and digests of the finished rounds' rulings and of the round's moves, which
+  the resumed session must still hold;
+- ``done``; or ``error ...`` (then exit 3/4) when the game cannot be driven.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import random
 import sys
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-PB_PLAYERS = ["Arville", "Bethany", "Carter", "Douglas", "Eris"]
-PB_STARTING = {"Arville": "2D", "Bethany": "2C", "Carter": "3A", "Douglas": "4A", "Eris": "7A"}
-PB_BIDS = [("Bethany", 3, 2), ("Arville", 4, 2), ("Carter", 5, 2), ("Bethany", 5, 7), ("Douglas", 6, 7),
-           ("Carter", 7, 2), ("Eris", 7, 7)]
-PB_COUNTS = {"Arville": (0, 1), "Bethany": (2, 0), "Carter": (0, 0), "Douglas": (0, 1), "Eris": (3, 1)}
-PK_PLAYERS = ["Alfonse", "Beatrice", "Cowen", "Dougherty", "Eron"]
+
+def digest(value) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def progress(app) -> tuple[int, int]:
-    s = app.session
-    if s is None:
+def progress(session) -> tuple[int, int]:
+    """(finished rounds, moves of the round in play or -1 between rounds); (-1, 0) with no session."""
+    if session is None:
         return (-1, 0)
-    return (len(s.history), len(s.hand.moves) if s.hand is not None else -1)
+    return (len(session.history), len(session.model.moves) if session.hand is not None else -1)
 
 
-def step_pirates_bluff(app) -> None:
-    from companion.decks.pirates72 import PBCard
-    from companion.games.pirates_bluff.rules import Bid
-
-    h = app.session.hand
-    if h.phase == "starting":
-        app.reveal({p: PBCard.parse(c) for p, c in PB_STARTING.items()})
-    elif h.phase == "bidding":
-        bids = sum(isinstance(m, Bid) for m in h.moves)
-        if bids < len(PB_BIDS):
-            if app.sm.current != "bid":
-                app.go("bid")
-            app.bid(*PB_BIDS[bids])
-        else:
-            if app.sm.current != "bid":
-                app.go("bid")
-            app.call("Douglas")
-    elif h.phase == "called":
-        app.showdown(PB_COUNTS)
-    elif h.phase == "over":
-        app.next_hand()
+def marks(session) -> tuple[str, str]:
+    """Digests of what an acknowledged step vouches for: the finished rounds and the round's moves so far."""
+    return digest(list(session.history)), digest(list(session.model.moves) if session.hand is not None else [])
 
 
-def step_powderkeg(app) -> None:
-    from companion.decks.island54 import island_deck
+def file_digest(path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
 
-    s = app.session
-    h = s.hand
-    if h.phase == "over":
-        app.next_hand()
-        return
-    if h.next_to_call is not None:
-        rng = random.Random(len(s.history) * 1000 + len(h.moves))
-        app.powderkeg_call("die" if rng.random() < 0.2 else "live")
-        return
-    deck = list(island_deck())
-    random.Random(len(s.history)).shuffle(deck)
-    used = set(h.revealed) | ({h.dock} if h.dock is not None else set())
-    app.powderkeg_card(next(c for c in deck if c not in used))
+
+def fail(code: int, text: str) -> None:
+    print(f"error {text}".replace("\n", " | "), flush=True)
+    os._exit(code)
 
 
 def main() -> None:
-    data, game, hands = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    data, game, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
     from ui_driver import pump, start_app
 
     app = start_app(os.path.join(data, "kivy_home"), data)
+    from companion.games import registry
     from companion.ui import services
 
-    if services.session_path().exists():
+    saved = app.save
+
+    def save_then_ack():
+        """Every save of the app (each intent's, the resume's, the next round's) is acknowledged at once, as
+        soon as the file is written: the parent may kill the child anywhere after it."""
+        saved()
+        if app.session is not None:
+            h, m = progress(app.session)
+            print(f"ack {h} {m} {' '.join(marks(app.session))}", flush=True)
+
+    app.save = save_then_ack  # the app's own save, then the line
+    spec = registry.get(game)
+    if not spec.demo_step:
+        fail(3, f"{game} has no demo_step hook (GameSpec.demo_step): the crash test cannot drive it")
+    step = registry.resolve(spec.demo_step)
+    path = services.session_path()
+    if path.exists():
         app.resume()
         if app.session is None:
-            print(f"resume failed: {app.status_text}", flush=True)
-            sys.exit(3)
-    else:
-        players = PK_PLAYERS if game == "powderkeg" else PB_PLAYERS
-        app.new_session(players=players, buy_in=50, game=game, super_wilds=False, cyclone=None, window_ms=10,
-                        ante=1)
-        if app.session is None:
-            print(f"new session failed: {app.status_text}", flush=True)
-            sys.exit(3)
+            fail(3, f"resume failed: {app.status_text}")
+        if app.session.game != game:
+            fail(3, f"resumed a session of {app.session.game}, not {game}")
     pump(2)
-    print(f"ready {' '.join(map(str, progress(app)))}", flush=True)
-    step = step_powderkeg if game == "powderkeg" else step_pirates_bluff
+    print(f"ready {' '.join(map(str, progress(app.session)))}", flush=True)
+
+    def finished() -> bool:
+        s = app.session
+        return s is not None and (len(s.history) >= rounds or s.game_over())
+
     stuck = 0
-    while len(app.session.history) < hands:
-        before = progress(app)
+    while not finished():
+        before = file_digest(path)
         step(app)
         pump(1)
-        after = progress(app)
-        if after == before:
+        if file_digest(path) == before:  # nothing saved: wait (e.g. the simultaneity window must close first)
             stuck += 1
-            time.sleep(0.05)  # e.g. the simultaneity window has to close before the showdown
-            pump(3)
-            if stuck > 100:
-                print(f"stuck at {after}: {app.status_text}", flush=True)
-                sys.exit(4)
+            if stuck > 200:
+                fail(4, f"stuck at {progress(app.session)}: {app.status_text}")
+            time.sleep(0.02)
+            pump(2)
             continue
         stuck = 0
-        print(f"ack {after[0]} {after[1]}", flush=True)
     print("done", flush=True)
     app.stop()
     os._exit(0)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException:  # the parent shows this line; Kivy's console log is off
+        fail(5, traceback.format_exc())

@@ -57,6 +57,11 @@ class GameSpec:
     - ``demo``: ``"module:function"``; ``function(app, shot)`` returns the steps (zero-argument callables) that
       play a short demo through the app's intents, calling ``shot("name")`` where a screenshot belongs
       (``pirate-table app --demo --game ID --screenshot DIR``).
+    - ``demo_step``: ``"module:function"``; ``function(app) -> None``: ONE step of a demo evening through the
+      app's intents, decided from ``app.session`` alone (no state of its own, randomness seeded from the
+      session's progress), so that an app killed at any moment and resumed carries on where the saved session
+      stands: no session -> start one; the round over -> ``app.next_hand()``; else one intent (a tap, a bid, a
+      card). The app crash test (tests/test_app_crash.py) plays every game's evening with it.
     - ``pot_carry_at``: chip games: where the record states the pot carried in from the previous round,
       ``"pot_carry"`` (top level) or ``"options.pot_carry"`` (the ledger fills it in: ``referee --ledger``).
     - ``odds``: ``"module"`` of the game's odds calculator (``pirate-table odds``), if any.
@@ -89,6 +94,7 @@ class GameSpec:
     reads_rule: str | None = None
     intents: str | None = None
     nav: tuple[tuple[str, str], ...] = ()
+    demo_step: str | None = None
 
     def demo_record(self) -> dict[str, Any]:
         if not self.examples:
@@ -164,6 +170,10 @@ class TableModel:
       and back by replaying them; ``to_json()`` / ``from_json(players, data)`` wrap options and round.
     - ``upgrade(state)``: classmethod, turn an older saved session (the whole dict) into ``to_json()`` form,
       or raise PirateTableError to refuse it cleanly.
+    - ``referee_records(history)``: points games, optional: the finished rounds as records in the game's
+      record format (a list, each ruled by the GameSpec's ``rule_record``), or None when the table cannot
+      produce them; ``referee_points(ruling)``: the points one such ruling gives each player. Their sum is
+      what the score sheet must show (the app crash test checks it).
     """
 
     spec_id: ClassVar[str] = ""
@@ -253,6 +263,15 @@ class TableModel:
     @classmethod
     def upgrade(cls, state: dict[str, Any]) -> dict[str, Any]:
         raise PirateTableError(f"a saved session of version {state.get('version')!r} cannot be resumed")
+
+    # ---- the referee's view of the score sheet (points games, optional)
+    def referee_records(self, history: Sequence[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """The finished rounds as records the game's referee rules (``GameSpec.rule_record``), or None."""
+        return None
+
+    def referee_points(self, ruling: dict[str, Any]) -> dict[str, int]:
+        """The points the referee's ruling of one of ``referee_records`` gives each player."""
+        raise NotImplementedError
 
 
 # ---------------------------------------------------------------------------------------------- the registry

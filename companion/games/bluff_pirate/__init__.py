@@ -33,5 +33,6 @@ SPEC = register(GameSpec(
         ("history", "History"))),
     setup_screen="bp_setup",
     demo="companion.games.bluff_pirate.demo:steps",
+    demo_step="companion.games.bluff_pirate.demo:step",
     summary="Race to the treasure island: lay sets of 3-5 cards, bluff, and vote in secret.",
 ))

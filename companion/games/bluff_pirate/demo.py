@@ -117,3 +117,55 @@ def _intent(name, *args):
     from companion.games.bluff_pirate.model import Intent
 
     return Intent(name, tuple(args))
+
+
+STEP_OPTIONS = {"track": 10, "seed": SEED}  # the step-wise demo's races (GameSpec.demo_step): a short track
+
+
+def step(app) -> None:
+    """One step of a demo evening (GameSpec.demo_step), decided from ``app.session`` alone: one intent of the
+    race through the screens (as :func:`steps` plays them), chosen with a generator seeded by the saved race
+    (its JSON), or the next race when one is over."""
+    import hashlib
+    import json
+
+    if app.session is None:
+        app.new_session(players=PLAYERS, game="bluff-pirate", options=dict(STEP_OPTIONS))
+        return
+    m = app.session.model
+    t = m.round
+    if t is None or t.step == "over":
+        app.next_hand()
+        return
+    key = json.dumps([len(app.session.history), m.round_json()], sort_keys=True, default=str)
+    rng = random.Random(hashlib.sha256(key.encode()).hexdigest())
+    name, args = demo_intent(t, rng)
+    if name == "draw":
+        app.screens["bp_race"].mode = None
+        if app.sm.current != "bp_race":
+            app.go("bp_race")
+        app.act(_intent("draw"))
+    elif name == "board":
+        app.screens["bp_race"]._board(args[0])
+    elif name == "discard":
+        app.screens["bp_race"]._discard(args[0])
+    elif name == "keep":
+        app.act(_intent("keep"))
+    elif name == "lay_set":
+        visible, hidden = args
+        s = app.screens["bp_set"]
+        app.go("bp_set")
+        s.forget()
+        s._claim(visible[0])
+        s.set_shown(len(visible))
+        for h in hidden:
+            s.add_hidden(h)
+        s.lay()
+    elif name == "vote":
+        v = app.screens["bp_vote"]
+        v.ready()
+        v.vote(args[1] == "bluffing")
+    elif name == "pick":
+        app.screens["bp_pick"].pick(args[0])
+    elif name == "land":
+        app.screens["bp_land"].land(args[0])

@@ -179,3 +179,29 @@ def steps(app, shot):
         out += [starter, play(starter)]
     out += [lambda: app.go("battles_history"), lambda: None, shot("battles-history")]
     return out
+
+
+STEP_GAME = ("one-deck", 0)  # the evening of the step-wise demo (GameSpec.demo_step): games of this variant
+
+
+def step(app) -> None:
+    """One step of a demo evening (GameSpec.demo_step), decided from ``app.session`` alone: one card tapped on
+    the fight screen (chosen with a generator seeded by the game's number and its inputs so far), a
+    reshuffle confirmed, or the next game when one is over."""
+    if app.session is None:
+        variant, seed = STEP_GAME
+        app.new_session(players=PLAYERS, game="bluffing-battles", options={"variant": variant, "red": 0,
+                                                                           "seed": seed})
+        return
+    t = app.session.model.round
+    if t is None or t.over:
+        app.next_hand()
+        return
+    fight = app.screens["battles_fight"]
+    s = t.state
+    if s.phase == RESHUFFLE:
+        fight.reshuffle()
+        return
+    i = 0 if t.pending[0] is None else 1
+    rng = random.Random(f"battles-{len(app.session.history)}-{len(t.inputs)}")
+    fight.tap_card(i, choose(s, i, rng))

@@ -621,7 +621,17 @@ class BattlesModel(TableModel):
             "winner": w,
             "reason": s.reason,
             "fights": len(s.fights),
+            # the game as a referee record when every card is known (a seeded demo), else None
+            "record": t.record() if t.known_piles is not None else None,
         }
+
+    def referee_records(self, history: Any) -> Optional[list[dict[str, Any]]]:
+        """Each finished game's record (kept in its ruling when the table knew every card), or None."""
+        recs = [h.get("record") if isinstance(h, dict) else None for h in history]
+        return recs if recs and all(isinstance(r, dict) for r in recs) else None
+
+    def referee_points(self, ruling: dict[str, Any]) -> dict[str, int]:
+        return {p: int(p == ruling["winner"]) for p in ruling["players"]}
 
     # ---- the app
     def screen(self) -> str:

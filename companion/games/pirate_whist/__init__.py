@@ -44,6 +44,7 @@ SPEC = register(GameSpec(
     setup_screen="whist_setup",
     nav=(("Scores", "whist_sheet"),),
     demo="companion.games.pirate_whist.demo:steps",
+    demo_step="companion.games.pirate_whist.demo:step",
     summary="Bid the exact number of tricks you will take; spades are always trump. Hand sizes go "
             "max..1..max; 10 + tricks for an exact bid, minus the miss otherwise.",
 ))

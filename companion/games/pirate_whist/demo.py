@@ -131,3 +131,53 @@ def steps(app, shot):
         the_rest, sheet, *snap("whist_sheet"), edit, *snap("whist_edit"), end, *snap("whist_end"),
     ]
 
+
+
+def step(app) -> None:
+    """One step of a demo evening (GameSpec.demo_step), decided from ``app.session`` alone: the set-up and
+    start, then one intent per step through the screens (a secret bid, the reveal, the dealer's open bid, a
+    card or the counts), odd rounds trick by trick, even rounds by counts; the next round when one is over.
+    Each round's plan comes from :mod:`.sim` seeded by the round's number and its start, so a resumed app plays
+    the same plan on."""
+    if app.session is None:
+        scr = app.screens["whist_setup"]
+        scr.setup(PLAYERS)
+        scr.ids.max_cards.value = MAX_CARDS
+        scr.cut_for_deal(random.Random(4))
+        app.go("whist_setup")
+        scr.ids.mode_tricks.state, scr.ids.mode_counts.state = "down", "normal"
+        scr.ids.hook.state = "down"
+        scr.start()
+        return
+    m = app.session.model
+    if m.round is None or m.round_over():
+        app.next_hand()
+        return
+    r = m.round
+    k = r.now()["round"]
+    style = "cards" if k % 2 else "counts"
+    acts = list(sim.round_actions(m._table(app.session.history).state, random.Random(f"whist-{k}"), style))
+    bids = {a.player: a.bid for a in acts if isinstance(a, rules.Bid)}
+    phase = m.phase
+    if phase == "bid":
+        scr = app.screens["whist_bids"]
+        scr.open_pad()
+        scr.pick(bids[scr.bidder])
+        scr.confirm()
+    elif phase == "reveal":
+        app.screens["whist_reveal"].reveal()
+    elif phase == "dealer-bid":
+        app.screens["whist_reveal"].dealer_bid(bids[r.now()["dealer"]])
+    else:
+        scr = app.screens["whist_play"]
+        if style == "counts":
+            scr.set_mode("counts")
+            scr.counts = dict(next(a for a in acts if isinstance(a, rules.Counts)).won)
+            scr.done_counts()
+        else:
+            if m.mode != "tricks":
+                scr.set_mode("tricks")
+            plays = [a for a in acts if isinstance(a, rules.PlayCard)]
+            a = plays[len([e for e in r.events if e["e"] == "play"])]
+            scr.pick_rank(a.card.rank)
+            scr.pick_suit(a.card.suit)

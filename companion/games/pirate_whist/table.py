@@ -860,6 +860,16 @@ class WhistModel(TableModel):
         bid = t.state.round.bid_map.get(seat)
         return f"You bid {bid}" if bid is not None else ""
 
+    # ---- the referee's view of the score sheet
+    def referee_records(self, history: Any) -> list[dict[str, Any]] | None:
+        """The finished rounds as one Pirate Whist record (the referee's totals are the score sheet's)."""
+        if not history:
+            return None
+        return [records.to_record(self._table(history).state)]
+
+    def referee_points(self, ruling: dict[str, Any]) -> dict[str, int]:
+        return dict(ruling["totals"])
+
     # ---- resume
     def round_json(self) -> dict[str, Any] | None:
         # The secret bids of an unrevealed round are in here: the saved file is the tablet's own, never shown.

@@ -28,6 +28,7 @@ SPEC = register(GameSpec(
     intents="companion.games.pirates_bluff.ui.intents:PiratesBluffIntents",
     nav=(("Coach", "coach"),),
     demo="companion.games.pirates_bluff.demo:steps",
+    demo_step="companion.games.pirates_bluff.demo:step",
     start_options=("ante", "window_ms", "super_wilds", "cyclone"),
     odds="companion.games.pirates_bluff.odds",
     camera=True,

@@ -52,3 +52,30 @@ def steps(app, shot):
         lambda: app.go("coach"), lambda: None, shot("coach"),
         app.next_hand,
     ]
+
+
+def step(app) -> None:
+    """One step of a demo evening (GameSpec.demo_step), decided from ``app.session`` alone: the rulebook's
+    example hand again and again, one intent per step (reveal, each bid, the call, the showdown, next hand)."""
+    from companion.games.pirates_bluff.rules import Bid
+
+    if app.session is None:
+        app.new_session(players=PLAYERS, buy_in=50, game="pirates-bluff", super_wilds=False, cyclone=None,
+                        window_ms=10, ante=1)
+        return
+    h = app.session.hand
+    if h.phase == "starting":
+        app.reveal({p: PBCard.parse(c) for p, c in STARTING.items()})
+    elif h.phase == "bidding":
+        if app.sm.current != "bid":
+            app.go("bid")
+        bids = sum(isinstance(m, Bid) for m in h.moves)
+        if bids < len(BIDS):
+            app.bid(*BIDS[bids])
+        else:
+            app.call("Douglas")
+    elif h.phase == "called":
+        # the simultaneity window (window_ms) must close before the showdown: the referee refuses it before
+        app.showdown({p: tuple(v) for p, v in COUNTS.items()})
+    elif h.phase == "over":
+        app.next_hand()

@@ -25,5 +25,6 @@ SPEC = register(GameSpec(
     table="companion.games.powderkeg.table:PowderkegTable",
     screens=("companion.games.powderkeg.ui.round:PowderkegScreen",),
     demo="companion.games.powderkeg.demo:steps",
+    demo_step="companion.games.powderkeg.demo:step",
     summary="Live, die or fold as the Island Deck's cards turn up; chips",
 ))
