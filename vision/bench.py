@@ -23,64 +23,86 @@ def _inside(poly, pt) -> bool:
     return cv2.pointPolygonTest(poly.reshape(-1, 1, 2).astype(np.float32), (float(pt[0]), float(pt[1])), False) >= 0
 
 
-def evaluate(scanner, start_scenes, fan_scenes, seed, timings: dict | None = None, name: str = "ort"):
+def _score_scene(st: dict, sc, cards, reads) -> None:
     from companion.cards import PBCard
     from vision.detect import FAN_MIN, first_bidder
 
-    st = dict(cards=0, found=0, exact=0, wrong=0, unreadable=0, false_pos=0, fb_scenes=0, fb_right=0, fb_wrong=0,
-              fan_idx=0, fan_exact=0, fan_wrong=0)
-    times = []
+    if sc.layout == "start":
+        gts = [c for c in sc.cards if c.card_visible >= 0.97]
+        pred_cards = [c for c in cards if c.kind == "card"]
+        matched = set()
+        for g in gts:
+            st["cards"] += 1
+            hits = [i for i, p in enumerate(pred_cards) if i not in matched and _inside(g.quad, p.center)]
+            if not hits:
+                continue
+            i = hits[0]
+            matched.add(i)
+            st["found"] += 1
+            p = pred_cards[i]
+            if p.rank is None:
+                st["unreadable"] += 1
+            elif (p.rank, p.letter) == (g.rank, g.letter):
+                st["exact"] += 1
+            else:
+                st["wrong"] += 1
+                st.setdefault("wrong_list", []).append(f"scene {sc.seed}: {g.code} read {p.code} at {p.confidence:.3f}")
+        st["false_pos"] += len(pred_cards) - len(matched)
+        st["fb_scenes"] += 1
+        gmin = min(gts, key=lambda g: PBCard(g.rank, g.letter))
+        fb = first_bidder(cards)
+        if fb["card"] is not None:
+            if fb["card"] == gmin.code and _inside(gmin.quad, fb["position"]):
+                st["fb_right"] += 1
+            else:
+                st["fb_wrong"] += 1
+                st.setdefault("wrong_list", []).append(f"scene {sc.seed}: first bidder {fb['card']}, truth {gmin.code}")
+    else:
+        for g in sc.cards:
+            for q, v in zip(g.index_quads, g.index_visible):
+                if v < 0.9:
+                    continue
+                st["fan_idx"] += 1
+                ctr = q.mean(0)
+                best = [r for r in reads if np.hypot(*(r.center - ctr)) < 0.5 * np.hypot(*(q[0] - q[2]))]
+                if not best:
+                    continue
+                r = min(best, key=lambda r: np.hypot(*(r.center - ctr)))
+                if r.conf >= FAN_MIN and (r.rank, r.letter) == (g.rank, g.letter):
+                    st["fan_exact"] += 1
+                elif r.conf >= FAN_MIN:
+                    st["fan_wrong"] += 1
+
+
+def _empty() -> dict:
+    return dict(cards=0, found=0, exact=0, wrong=0, unreadable=0, false_pos=0, fb_scenes=0, fb_right=0, fb_wrong=0,
+                fan_idx=0, fan_exact=0, fan_wrong=0)
+
+
+def evaluate_many(scanners: dict, start_scenes, fan_scenes, seed, surfaces=HELD_OUT_SURFACES, fonts=None,
+                  timings: dict | None = None) -> dict:
+    """Every scanner on the same scenes (each scene made once): name -> counts."""
+    sts = {k: _empty() for k in scanners}
+    times = {k: [] for k in scanners}
     for k in range(start_scenes + fan_scenes):
         layout = "start" if k < start_scenes else "fan"
-        sc = make_scene(seed + k, layout, HELD_OUT_SURFACES)
-        t0 = time.perf_counter()
-        cards, reads = scanner.scan(sc.image)
-        times.append((time.perf_counter() - t0) * 1000)
-        if layout == "start":
-            gts = [c for c in sc.cards if c.card_visible >= 0.97]
-            pred_cards = [c for c in cards if c.kind == "card"]
-            matched = set()
-            for g in gts:
-                st["cards"] += 1
-                hits = [i for i, p in enumerate(pred_cards) if i not in matched and _inside(g.quad, p.center)]
-                if not hits:
-                    continue
-                i = hits[0]
-                matched.add(i)
-                st["found"] += 1
-                p = pred_cards[i]
-                if p.rank is None:
-                    st["unreadable"] += 1
-                elif (p.rank, p.letter) == (g.rank, g.letter):
-                    st["exact"] += 1
-                else:
-                    st["wrong"] += 1
-            st["false_pos"] += len(pred_cards) - len(matched)
-            st["fb_scenes"] += 1
-            gmin = min(gts, key=lambda g: PBCard(g.rank, g.letter))
-            fb = first_bidder(cards)
-            if fb["card"] is not None:
-                if fb["card"] == gmin.code and _inside(gmin.quad, fb["position"]):
-                    st["fb_right"] += 1
-                else:
-                    st["fb_wrong"] += 1
-        else:
-            for g in sc.cards:
-                for q, v in zip(g.index_quads, g.index_visible):
-                    if v < 0.9:
-                        continue
-                    st["fan_idx"] += 1
-                    ctr = q.mean(0)
-                    best = [r for r in reads if np.hypot(*(r.center - ctr)) < 0.5 * np.hypot(*(q[0] - q[2]))]
-                    if not best:
-                        continue
-                    r = min(best, key=lambda r: np.hypot(*(r.center - ctr)))
-                    if r.conf >= FAN_MIN and (r.rank, r.letter) == (g.rank, g.letter):
-                        st["fan_exact"] += 1
-                    elif r.conf >= FAN_MIN:
-                        st["fan_wrong"] += 1
+        sc = make_scene(seed + k, layout, surfaces, fonts=fonts)
+        for name, scanner in scanners.items():
+            t0 = time.perf_counter()
+            cards, reads = scanner.scan(sc.image)
+            times[name].append((time.perf_counter() - t0) * 1000)
+            _score_scene(sts[name], sc, cards, reads)
     if timings is not None:
-        timings[name] = statistics.median(times)
+        timings.update({k: statistics.median(v) for k, v in times.items() if v})
+    return sts
+
+
+def evaluate(scanner, start_scenes, fan_scenes, seed, timings: dict | None = None, name: str = "ort",
+             surfaces=HELD_OUT_SURFACES, fonts=None):
+    t: dict = {}
+    st = evaluate_many({name: scanner}, start_scenes, fan_scenes, seed, surfaces, fonts, t)[name]
+    if timings is not None and name in t:
+        timings[name] = t[name]
     return st
 
 
@@ -111,7 +133,49 @@ def _rates(st: dict) -> dict:
         "first_bidder_wrong": st["fb_wrong"] / max(st["fb_scenes"], 1),
         "fan_index_accuracy": st["fan_exact"] / max(st["fan_idx"], 1),
         "fan_index_wrong": st["fan_wrong"] / max(st["fan_idx"], 1),
+        "first_bidder_abstain": 1 - (st["fb_right"] + st["fb_wrong"]) / max(st["fb_scenes"], 1),
     }
+
+
+# Sections of the benchmark: (seed, font split, surfaces). "own": the project's own Hershey faces (the original
+# benchmark); "held_out_fonts": faces in font families no model or threshold ever saw; "in_distribution":
+# training families on training surfaces; "calibration": where thresholds are chosen.
+def sections():
+    from vision.synth.surfaces import TRAIN_SURFACES
+
+    return {
+        "own": (9_000_000, None, HELD_OUT_SURFACES),
+        "held_out_fonts": (9_500_000, "held_out", HELD_OUT_SURFACES),
+        "in_distribution": (9_700_000, "train", TRAIN_SURFACES),
+        "calibration": (9_300_000, "calibration", HELD_OUT_SURFACES),
+    }
+
+
+def bench_fonts(start_scenes=200, fan_scenes=100, names=("held_out_fonts", "in_distribution"), out=print,
+                scanners: dict | None = None) -> dict:
+    """Accuracy on faces set in font families, per section, each printed separately."""
+    from vision.detect import Scanner
+    from vision.fonts import split_fonts
+
+    scanners = scanners or {"ort": Scanner("ort")}
+    res = {}
+    for nm in names:
+        seed, split, surfaces = sections()[nm]
+        fonts = split_fonts(split) if split else None
+        t: dict = {}
+        sts = evaluate_many(scanners, start_scenes, fan_scenes, seed, surfaces, fonts, t)
+        for sname, st in sts.items():
+            r = {k: round(v, 4) for k, v in _rates(st).items()}
+            r.update(cards=st["cards"], fan_indices=st["fan_idx"], median_ms=round(t.get(sname, 0), 1),
+                     families=len(fonts) if fonts else 0, wrong_list=st.get("wrong_list", [])[:20])
+            res.setdefault(nm, {})[sname] = r
+            out(f"{nm} [{sname}] seeds {seed}+, {len(fonts) if fonts else 'Hershey'} families: {st['cards']} cards, "
+                f"exact {100 * r['exact_read_rate']:.2f} %, recall {100 * r['recall']:.2f} %, wrong with confidence "
+                f"{100 * r['confidently_wrong_rate']:.2f} %, unreadable {100 * r['unreadable_rate']:.2f} %; first bidder "
+                f"right {100 * r['first_bidder_accuracy']:.1f} % / wrong {100 * r['first_bidder_wrong']:.1f} % / abstain "
+                f"{100 * r['first_bidder_abstain']:.1f} %; fanned indices {100 * r['fan_index_accuracy']:.2f} % "
+                f"(wrong {100 * r['fan_index_wrong']:.2f} %)")
+    return res
 
 
 def bench(start_scenes=200, fan_scenes=100, seed=9_000_000, reference=True, out=print) -> dict:

@@ -16,14 +16,36 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
     p.add_argument("image")
-    p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
+    p.add_argument("--deck", default="pirates-bluff",
+                   help="pirates-bluff (the built-in reader), or a deck enrolled with `pirate-table deck enroll`")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
                    help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
                    "through onnxruntime / OpenCV DNN; ultralytics: the reference")
     p.add_argument("--models", default=None, help="folder with card_det.onnx and index_reader.onnx")
+    p.add_argument("--reader", choices=["index", "corner", "both"], default=None,
+                   help="how whole cards are read: the fixed index boxes, the corner regions, or both (default: both "
+                   "when models/corner_reader.onnx exists)")
     p.set_defaults(func=run_scan)
+
+    p = sub.add_parser("deck", help="teach the camera your deck: enroll, list, remove",
+                       description="Enrolled decks are read by `scan --deck NAME` with the deck's own profile.")
+    ds = p.add_subparsers(dest="deck_cmd", metavar="SUB")
+    e = ds.add_parser("enroll", help="enroll a deck from nine photos (0.jpg ... 8.jpg: the eight cards of that rank, "
+                      "upright, lettered A to H from left to right)")
+    e.add_argument("name")
+    e.add_argument("--base", required=True, help="the game whose deck this is: pirates-bluff")
+    e.add_argument("--rows", required=True, help="folder with 0.jpg ... 8.jpg")
+    e.add_argument("--models", default=None, help=argparse.SUPPRESS)
+    e.set_defaults(func=run_deck_enroll)
+    ls_ = ds.add_parser("list", help="enrolled decks")
+    ls_.add_argument("--json", action="store_true")
+    ls_.set_defaults(func=run_deck_list)
+    rm = ds.add_parser("remove", help="forget an enrolled deck")
+    rm.add_argument("name")
+    rm.set_defaults(func=run_deck_remove)
+    p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
     p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
@@ -52,7 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
 
-def _scanner(args):
+def _scanner(args, profile=None):
     from pathlib import Path
 
     from vision.detect import MODELS, Scanner
@@ -62,18 +84,25 @@ def _scanner(args):
                                                         if getattr(args, "backend", "ort") == "ort" else ()):
         if not (models / f).exists():
             raise PirateTableError(f"model file missing: {models / f} (train with `pirate-table vision train`)")
-    return Scanner(getattr(args, "backend", "ort"), models)
+    if profile is not None and not (models / "corner_reader.onnx").exists():
+        raise PirateTableError(f"model file missing: {models / 'corner_reader.onnx'} (an enrolled deck needs the corner reader)")
+    return Scanner(getattr(args, "backend", "ort"), models, reader=getattr(args, "reader", None), profile=profile)
 
 
 def run_scan(args) -> int:
     import cv2
 
+    profile = None
+    if args.deck not in DECKS:
+        from vision.enroll import load
+
+        profile = load(args.deck)
     img = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if img is None:
         raise PirateTableError(f"cannot read image {args.image!r}")
     from vision.detect import first_bidder
 
-    cards, _ = _scanner(args).scan(img)
+    cards, _ = _scanner(args, profile).scan(img)
     out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
            "cards": [c.to_json() for c in cards]}
     if args.first_bidder:
@@ -87,6 +116,39 @@ def run_scan(args) -> int:
             print(f"{c['kind']:5s} {name:10s} conf {c['confidence']:.3f} corners {c['corners']}")
         if args.first_bidder:
             print(f"first bidder: {out['first_bidder']}")
+    return 0
+
+
+def run_deck_enroll(args) -> int:
+    from pathlib import Path
+
+    from vision.enroll import enroll
+
+    meta = enroll(args.name, args.base, args.rows, Path(args.models) if args.models else None)
+    print(f"enrolled deck {meta['name']} ({meta['base']}, 72 cards; check on jittered crops: rank "
+          f"{100 * meta['check_rank_accuracy']:.1f} %, letter {100 * meta['check_letter_accuracy']:.1f} %; "
+          f"{meta['cpu_s']} s CPU)")
+    return 0
+
+
+def run_deck_list(args) -> int:
+    from vision.enroll import list_decks
+
+    decks = list_decks()
+    if args.json:
+        json.dump(decks, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for d in decks:
+            print(f"{d['name']}\t{d['base']}\tenrolled {d['enrolled']}")
+    return 0
+
+
+def run_deck_remove(args) -> int:
+    from vision.enroll import remove
+
+    remove(args.name)
+    print(f"removed deck {args.name}")
     return 0
 
 

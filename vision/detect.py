@@ -40,6 +40,7 @@ FAN_MIN = 0.85  # a fanned-hand index on its own
 NO_INDEX = 0.8  # a found "card" whose every corner, read either way round, is this sure to hold no index is none
 FB_MIN = 0.99  # the first bidder is named when P(that card is the lowest) is at least this
 FB_UNREAD_MIX = 0.1  # for the first bidder, an unreadable card's posterior is mixed this much with "any card"
+DEFAULT_READER = "both"  # whole cards: "index" boxes, "corner" regions, or "both" (chosen on the calibration split)
 
 
 @dataclass
@@ -85,6 +86,10 @@ class CardRead:
             "letter": self.letter if self.rank is not None else None,
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
             "confidence": round(float(self.confidence), 4),
+            # the likeliest codes with their probabilities (calibrated): the rules decide with them
+            "alternatives": ([[f"{k // 8}{LETTERS[k % 8]}", round(float(self.probs[k]), 4)]
+                              for k in np.argsort(-self.probs)[:3] if self.probs[k] >= 0.001]
+                             if self.probs is not None else []),
         }
 
 
@@ -218,6 +223,41 @@ class IndexReader:
         return out
 
 
+class CornerReader:
+    """The corner reader (vision/corner.py): a card's whole corner region in, rank / "no index upright here" /
+    letter out, wherever the index sits in the region. Its logits are temperature-scaled in the file (fitted on
+    the calibration font split). A deck profile (vision/enroll.py) replaces its two heads with the deck's own,
+    fitted on the pooled features of the enrolled photos."""
+
+    def __init__(self, path: Path, threads: int = 2, profile=None):
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        self.profile = profile
+
+    def read(self, gray: np.ndarray, regions) -> list[IndexRead]:
+        from vision.corner import crop_region, normalize
+
+        if not regions:
+            return []
+        x = normalize(np.stack([crop_region(gray, q) for q in regions]))
+        zr, zl, feat = self.sess.run(None, {"crop": x})
+        if self.profile is not None:
+            zr, zl = self.profile.heads(feat, zr, zl)
+        pr, pl = _softmax(zr), _softmax(zl)
+        out = []
+        for j, q in enumerate(regions):
+            probs = np.outer(pr[j, :9], pl[j]).reshape(-1) + pr[j, 9] / 72
+            k = int(probs.argmax())
+            out.append(IndexRead(q, 0.0, k // 8, LETTERS[k % 8], float(probs[k]), probs, source="corner",
+                                 p_none=float(pr[j, 9])))
+        return out
+
+
 def _softmax(z):
     z = z - z.max(1, keepdims=True)
     e = np.exp(z)
@@ -242,14 +282,26 @@ class Scanner:
     puts the index. Indices outside any whole card are fanned-hand indices, read in
     both 180-degree directions."""
 
-    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True):
+    def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True,
+                 reader: str | None = None, profile=None):
         models = Path(models or MODELS)
         self.detector = Detector(models / "card_det.onnx", backend, threads)
         # the runtime path (ort) runs both models in int8; every other backend reads with the float reader
         self.reader = IndexReader(models / ("index_reader.int8.onnx" if backend == "ort" else "index_reader.onnx"), threads)
         self.use_geometry = use_geometry
+        # which readers read a whole card: "index" (the fixed index boxes), "corner" (the corner regions), "both"
+        self.mode = reader or (DEFAULT_READER if (models / "corner_reader.onnx").exists() else "index")
+        if profile is not None and self.mode == "index":
+            self.mode = "corner"
+        self.corner = None
+        if self.mode != "index":
+            cpath = models / "corner_reader.onnx"
+            if backend == "ort" and (models / "corner_reader.int8.onnx").exists():
+                cpath = models / "corner_reader.int8.onnx"
+            self.corner = CornerReader(cpath, threads, profile)
 
     def scan(self, bgr: np.ndarray):
+        from vision.corner import corner_regions
         from vision.geometry import card_index_quads
 
         dets = self.detector(bgr)
@@ -285,6 +337,7 @@ class Scanner:
             else:  # no detected index, or they disagree: the reader decides
                 readings = [0, 1]
             card_hyps.append(hyps)
+            regions = [corner_regions(h) for h in hyps]
             for o in readings:
                 # each detected index inside the card belongs to the nearer of this reading's two corners
                 # (an outline that missed a corner by more than the index's size still gets its index read)
@@ -299,25 +352,33 @@ class Scanner:
                         mine[corner] = k
                 for corner, gq in enumerate(geo[o]):
                     views = []
-                    if corner in mine:
+                    if self.corner is not None:
+                        views.append((regions[o][corner], "corner"))
+                    if self.mode == "corner":
+                        if corner in mine:
+                            used.add(mine[corner])
+                    elif corner in mine:
                         k = mine[corner]
                         used.add(k)
                         dq = idx_quads[k]
                         views.append((dq if float(np.dot(_down(dq), _down(gq))) > 0 else dq[[2, 3, 0, 1]], "det"))
-                    if self.use_geometry:
+                    if self.use_geometry and self.mode != "corner":
                         # the outline's view: read at once when it is the only one, else only if needed
                         views.append((gq, "geo"))
                     for j, (v, src) in enumerate(views):
                         quads.append(v)
                         flips.append(False)
                         owners.append((ci, o, corner, src))
-                        primary.append(j == 0)
+                        primary.append(src == "corner" or j == (1 if self.corner is not None else 0))
         # A detected index near the middle of a whole card is the card's art (a big centre numeral); one that
         # no corner took, further out, is a fanned hand's index (an outline snapped to the edge of the card
         # beneath can take in that card's index); one lying on a corner's detected box is that index twice.
         poly = [((h[0] - h[0].mean(0)) * 0.5 + h[0].mean(0)).reshape(-1, 1, 2) for h in card_hyps]
         corner_views = [((q - q.mean(0)) * 1.2 + q.mean(0)).reshape(-1, 1, 2)
                         for q, (ci, _, _, src) in zip(quads, owners) if ci >= 0 and src == "det"]
+        if self.mode == "corner":  # the index boxes a corner region took (mode "corner" reads no index boxes)
+            corner_views += [((idx_quads[k] - idx_quads[k].mean(0)) * 1.2 + idx_quads[k].mean(0)).reshape(-1, 1, 2)
+                             for k in used]
         for k in range(len(idx)):
             if k in used:
                 continue
@@ -328,12 +389,19 @@ class Scanner:
             flips.append(True)
             owners.append((-1, k, 0, "det"))
             primary.append(True)
-        # 1. the primary views (a detected index box where there is one, else the outline's view)
+        # 1. the primary views (a detected index box where there is one, else the outline's view; the corner
+        # regions of every whole card)
         first = [i for i in range(len(quads)) if primary[i]]
         reads: list = [None] * len(quads)
-        for i, rd in zip(first, self.reader.read(gray, [quads[i] for i in first], [flips[i] for i in first])):
+        boxes = [i for i in first if owners[i][3] != "corner"]
+        for i, rd in zip(boxes, self.reader.read(gray, [quads[i] for i in boxes], [flips[i] for i in boxes])):
             rd.corner = owners[i][2]
             reads[i] = rd
+        regs = [i for i in first if owners[i][3] == "corner"]
+        if regs:
+            for i, rd in zip(regs, self.corner.read(gray, [quads[i] for i in regs])):
+                rd.corner = owners[i][2]
+                reads[i] = rd
         # 2. the outline's views of the cards the primary views did not read with confidence
         unsure = set()
         for n in range(len(cards)):
@@ -356,7 +424,7 @@ class Scanner:
         per_card, card_quads = [], []
         for n in range(len(cards)):
             mine = [(reads[i], owners[i][1]) for i in taken if owners[i][0] == n]
-            if mine and all(rd.source == "geo" and rd.p_none > NO_INDEX for rd, _ in mine):
+            if mine and all(rd.source in ("geo", "corner") and rd.p_none > NO_INDEX for rd, _ in mine):
                 continue  # no index found at any corner, either way round: not a face-up card (a square tile, a box)
             best = max({o for _, o in mine}, key=lambda o: _index_score([rd for rd, o2 in mine if o2 == o]), default=0)
             q = card_hyps[n][best]
@@ -540,8 +608,11 @@ def first_bidder(cards: list[CardRead], min_prob: float | None = None, mix: floa
         lowest[i] = float((P[i] * others).sum())
     best = int(lowest.argmax())
     c = starting[best]
+    # every card that might be the lowest, with P(it is): the rules (or a person) decide on these
+    cands = [{"position": [round(float(v), 1) for v in starting[i].center], "card": starting[i].code,
+              "p_lowest": round(float(lowest[i]), 4)} for i in np.argsort(-lowest) if lowest[i] >= 0.01]
     if c.rank is None or lowest[best] < min_prob:
         return {"card": None, "reason": "a starting card that may be the lowest is unreadable",
-                "probability": round(float(lowest[best]), 4)}
+                "probability": round(float(lowest[best]), 4), "candidates": cands}
     return {"card": c.code, "position": [round(float(v), 1) for v in c.center], "corners": c.to_json()["corners"],
-            "probability": round(float(lowest[best]), 4)}
+            "probability": round(float(lowest[best]), 4), "candidates": cands}

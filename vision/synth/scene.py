@@ -90,7 +90,10 @@ def _place_start(rng, n, inside):
     return out
 
 
-def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width: int = 1280, height: int = 720) -> Scene:
+def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width: int = 1280, height: int = 720,
+               fonts=None) -> Scene:
+    """``fonts``: (family, files) pairs (vision.fonts.split_fonts) the decks' faces are set in, with many index
+    layouts; None: the project's own Hershey faces with the contract's index layout (the original scenes)."""
     rng = np.random.default_rng(seed)
     surface = surfaces[rng.integers(len(surfaces))]
     img = make_surface(surface, rng, width, height).astype(np.float32)
@@ -104,7 +107,7 @@ def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width:
     order = rng.permutation(len(deck))
     di = iter(order)
     # A table has one deck style (or two when a mixed/home-made deck is on the table).
-    styles = [random_style(rng) for _ in range(2)]
+    styles = [random_style(rng, fonts) for _ in range(2)]
     ppm = 3.5
     placements = []  # (rank, letter, style, cx, cy, ang)
     if layout == "mixed":
