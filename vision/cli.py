@@ -61,6 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--fan-scenes", type=int, default=100)
     b.add_argument("--seed", type=int, default=9_000_000)
     b.add_argument("--no-reference", action="store_true", help="skip the ultralytics reference timing")
+    b.add_argument("--font-start-scenes", type=int, default=200, help="per font section (0: none)")
+    b.add_argument("--font-fan-scenes", type=int, default=100)
+    b.add_argument("--sections", default="held_out_fonts,in_distribution",
+                   help="font sections: held_out_fonts, in_distribution, calibration")
+    b.add_argument("--no-float", action="store_true", help="skip the float detector's accuracy run")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=run_bench)
     t = vs.add_parser("train", help="generate data, train and export both models (python -m vision.train)")
@@ -174,7 +179,15 @@ def run_bench(args) -> int:
     from vision.bench import bench
 
     say = (lambda m: print(m, file=sys.stderr)) if args.json else print  # --json: stdout is JSON only
-    res = bench(args.start_scenes, args.fan_scenes, args.seed, reference=not args.no_reference, out=say)
+    secs = tuple(x for x in args.sections.split(",") if x)
+    from vision.bench import sections
+
+    for x in secs:
+        if x not in sections():
+            raise PirateTableError(f"--sections: unknown section {x!r} (known: {', '.join(sections())})")
+    res = bench(args.start_scenes, args.fan_scenes, args.seed, reference=not args.no_reference, out=say,
+                font_start=args.font_start_scenes, font_fan=args.font_fan_scenes, font_sections=secs,
+                float_detector=not args.no_float)
     if args.json:
         json.dump(res, sys.stdout, indent=2)
         sys.stdout.write("\n")

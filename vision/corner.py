@@ -256,6 +256,28 @@ def export(net, out_onnx: Path, temperature: float = 1.0):
     torch.save(net.state_dict(), out_onnx.with_suffix(".pt"))
 
 
+def quantize(onnx_fp32: Path, out: Path, X: np.ndarray) -> Path:
+    """Static int8 (QDQ, per-channel weights, MinMax calibration on the normalized crops X) for the runtime."""
+    import tempfile
+
+    from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Crops(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{"crop": X[i : i + 64]} for i in range(0, len(X), 64)])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(onnx_fp32), str(pre))
+        quantize_static(str(pre), str(out), Crops(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8, per_channel=True, calibrate_method=CalibrationMethod.MinMax)
+    return out
+
+
 def logits(onnx_path: Path, X: np.ndarray, threads: int = 2):
     import onnxruntime as ort
 
@@ -361,9 +383,15 @@ def main(argv=None) -> int:
     export(net, onnx_path, T)
     rep["temperature"] = round(T, 4)
     rep["calibration"] = evaluate_crops(onnx_path, Xc, Rc, Lc)
+    t0 = time.time()
+    rng = np.random.default_rng(3)
+    quantize(onnx_path, out / "corner_reader.int8.onnx", normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+    rep["quantize_s"] = round(time.time() - t0, 1)
+    rep["calibration_int8"] = evaluate_crops(out / "corner_reader.int8.onnx", Xc, Rc, Lc)
     (out / "corner_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
     print(json.dumps({k: v for k, v in rep.items() if k != "calibration"}))
-    print(json.dumps({k: v for k, v in rep["calibration"].items() if k != "reliability"}))
+    for k in ("calibration", "calibration_int8"):
+        print(k, json.dumps({a: b for a, b in rep[k].items() if a != "reliability"}))
     return 0
 
 

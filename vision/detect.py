@@ -38,8 +38,10 @@ CARD_TEMP = 0.7  # the two corners' evidence is multiplied, tempered (they share
 CARD_MIN = 0.90  # a card is read when its posterior for one code is at least this
 FAN_MIN = 0.85  # a fanned-hand index on its own
 NO_INDEX = 0.8  # a found "card" whose every corner, read either way round, is this sure to hold no index is none
+BLANK_KEEP = 0.6  # ... unless the detector is this sure it is a card: then it is an unreadable card
 FB_MIN = 0.99  # the first bidder is named when P(that card is the lowest) is at least this
 FB_UNREAD_MIX = 0.1  # for the first bidder, an unreadable card's posterior is mixed this much with "any card"
+CARD_DET_MIN = 0.4  # detector score for a whole card when the corner reader reads (0.4 without it)
 DEFAULT_READER = "both"  # whole cards: "index" boxes, "corner" regions, or "both" (chosen on the calibration split)
 
 
@@ -289,6 +291,9 @@ class Scanner:
         # the runtime path (ort) runs both models in int8; every other backend reads with the float reader
         self.reader = IndexReader(models / ("index_reader.int8.onnx" if backend == "ort" else "index_reader.onnx"), threads)
         self.use_geometry = use_geometry
+        # faces the detector never saw score lower: with the corner reader (whose "no index here" drops a box
+        # that is no card) a lower detector bar is used (chosen on the calibration split)
+        self.card_min = 0.4
         # which readers read a whole card: "index" (the fixed index boxes), "corner" (the corner regions), "both"
         self.mode = reader or (DEFAULT_READER if (models / "corner_reader.onnx").exists() else "index")
         if profile is not None and self.mode == "index":
@@ -299,13 +304,14 @@ class Scanner:
             if backend == "ort" and (models / "corner_reader.int8.onnx").exists():
                 cpath = models / "corner_reader.int8.onnx"
             self.corner = CornerReader(cpath, threads, profile)
+            self.card_min = CARD_DET_MIN
 
     def scan(self, bgr: np.ndarray):
         from vision.corner import corner_regions
         from vision.geometry import card_index_quads
 
         dets = self.detector(bgr)
-        cards = sorted([d for d in dets if d[0] == 0 and d[1] >= 0.4], key=lambda d: -d[1])
+        cards = sorted([d for d in dets if d[0] == 0 and d[1] >= self.card_min], key=lambda d: -d[1])
         idx = [d for d in dets if d[0] == 1 and d[1] >= 0.3]
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         idx_quads = [upright_quad(*d[2:]) for d in idx]
@@ -425,7 +431,13 @@ class Scanner:
         for n in range(len(cards)):
             mine = [(reads[i], owners[i][1]) for i in taken if owners[i][0] == n]
             if mine and all(rd.source in ("geo", "corner") and rd.p_none > NO_INDEX for rd, _ in mine):
-                continue  # no index found at any corner, either way round: not a face-up card (a square tile, a box)
+                if cards[n][1] < BLANK_KEEP:
+                    continue  # no index found at any corner, either way round: not a face-up card (a square tile, a box)
+                # a sure card with no legible index (smudged, covered by a thumb): unreadable, never dropped, so
+                # the first bidder is not named past it
+                mine = [(rd, o) for rd, o in mine if o == mine[0][1]]
+                for rd, _ in mine:
+                    rd.probs = np.full(72, 1 / 72)
             best = max({o for _, o in mine}, key=lambda o: _index_score([rd for rd, o2 in mine if o2 == o]), default=0)
             q = card_hyps[n][best]
             if any(_overlap(q, q2) > 0.5 for q2 in card_quads):

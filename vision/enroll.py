@@ -126,12 +126,21 @@ def _upright(quad: np.ndarray) -> np.ndarray:
 
 def _row_cards(scanner, img: np.ndarray, place: str) -> list[np.ndarray]:
     """The eight cards of one photo, left to right: their outlines (upright)."""
-    cards, _ = scanner.scan(img)
-    whole = [c for c in cards if c.kind == "card"]
-    if len(whole) != 8:
-        raise PirateTableError(f"{place}: found {len(whole)} cards, expected 8 (one row of A to H, upright, apart)")
-    whole.sort(key=lambda c: float(c.center[0]))
-    return [_upright(c.corners) for c in whole]
+    from vision.detect import _overlap, card_outline
+
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    # whole cards from the detector, outlined at full resolution (no reading involved: the deck is new)
+    # a lower bar than a scan's (0.4): the photo is known to hold a row of cards, and the faces are new to the detector
+    boxes = sorted([d for d in scanner.detector(img, conf_thres=0.12) if d[0] == 0], key=lambda d: -d[1])
+    quads: list[np.ndarray] = []
+    for d in boxes:
+        q = card_outline(gray, d[2:])
+        if not any(_overlap(q, q2) > 0.5 for q2 in quads):
+            quads.append(q)
+    if len(quads) != 8:
+        raise PirateTableError(f"{place}: found {len(quads)} cards, expected 8 (one row of A to H, upright, apart)")
+    quads.sort(key=lambda q: float(q.mean(0)[0]))
+    return [_upright(q) for q in quads]
 
 
 def _jitter_crops(gray, quad, rng, n: int, first: bool):

@@ -368,8 +368,11 @@ def main(argv=None) -> int:
     ap.add_argument("--det-hours", type=float, default=1.5, help="ultralytics time budget (overrides epochs)")
     ap.add_argument("--reader-scenes", type=int, default=3000)
     ap.add_argument("--reader-steps", type=int, default=9000)
-    ap.add_argument("--only", choices=["det", "quantize", "reader"], default=None,
-                    help="one part: det (train, export, quantize), quantize (both committed models), reader (train, quantize)")
+    ap.add_argument("--only", choices=["det", "quantize", "reader", "corner"], default=None,
+                    help="one part: det (train, export, quantize), quantize (both committed models), reader (train, "
+                    "quantize), corner (the corner reader: vision/corner.py, font families of the train split)")
+    ap.add_argument("--corner-cards", type=int, default=30000)
+    ap.add_argument("--corner-steps", type=int, default=6000)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
     ap.add_argument("--det-name", default="det")
     ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
@@ -423,6 +426,13 @@ def main(argv=None) -> int:
         t0 = time.time()
         quantize_reader(out / "index_reader.onnx", out / "index_reader.int8.onnx", n_scenes=2 if args.smoke else 40)
         report["reader_quantize_s"] = round(time.time() - t0, 1)
+    if args.only in (None, "corner"):
+        from vision.corner import main as corner_main
+
+        t0 = time.time()
+        corner_main((["--smoke"] if args.smoke else ["--cards", str(args.corner_cards), "--steps", str(args.corner_steps)])
+                    + ["--out", str(out), "--work", str(work)])
+        report["corner_s"] = round(time.time() - t0, 1)
     (out / f"train_report{'_' + args.only if args.only else ''}.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
     return 0
