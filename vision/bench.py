@@ -74,6 +74,32 @@ def _score_scene(st: dict, sc, cards, reads) -> None:
                     st["fan_wrong"] += 1
 
 
+def _scene(seed, layout, surfaces, fonts):
+    """make_scene, through an on-disk cache when $PT_SCENE_CACHE names a folder (scenes are pure functions of
+    their arguments; the image is kept losslessly)."""
+    import hashlib
+    import os
+    import pickle
+    from pathlib import Path
+
+    cache = os.environ.get("PT_SCENE_CACHE")
+    if not cache:
+        return make_scene(seed, layout, surfaces, fonts=fonts)
+    key = hashlib.sha1(repr((seed, layout, tuple(surfaces), tuple(f for f, _ in fonts) if fonts else None)).encode()).hexdigest()
+    path = Path(cache) / f"{key}.pkl"
+    if path.exists():
+        sc = pickle.loads(path.read_bytes())
+        sc.image = cv2.imdecode(sc.image, cv2.IMREAD_COLOR)
+        return sc
+    sc = make_scene(seed, layout, surfaces, fonts=fonts)
+    img = sc.image
+    sc.image = cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 1])[1]
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(sc))
+    sc.image = img
+    return sc
+
+
 def _empty() -> dict:
     return dict(cards=0, found=0, exact=0, wrong=0, unreadable=0, false_pos=0, fb_scenes=0, fb_right=0, fb_wrong=0,
                 fan_idx=0, fan_exact=0, fan_wrong=0)
@@ -86,7 +112,7 @@ def evaluate_many(scanners: dict, start_scenes, fan_scenes, seed, surfaces=HELD_
     times = {k: [] for k in scanners}
     for k in range(start_scenes + fan_scenes):
         layout = "start" if k < start_scenes else "fan"
-        sc = make_scene(seed + k, layout, surfaces, fonts=fonts)
+        sc = _scene(seed + k, layout, surfaces, fonts)
         for name, scanner in scanners.items():
             t0 = time.perf_counter()
             cards, reads = scanner.scan(sc.image)

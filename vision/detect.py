@@ -42,6 +42,7 @@ BLANK_KEEP = 0.6  # ... unless the detector is this sure it is a card: then it i
 FB_MIN = 0.99  # the first bidder is named when P(that card is the lowest) is at least this
 FB_UNREAD_MIX = 0.1  # for the first bidder, an unreadable card's posterior is mixed this much with "any card"
 CARD_DET_MIN = 0.4  # detector score for a whole card when the corner reader reads (0.4 without it)
+BOX_WEIGHT = 0.5  # "both": the index boxes' reading counts this much beside the corner region's
 DEFAULT_READER = "both"  # whole cards: "index" boxes, "corner" regions, or "both" (chosen on the calibration split)
 
 
@@ -296,8 +297,8 @@ class Scanner:
         self.card_min = 0.4
         # which readers read a whole card: "index" (the fixed index boxes), "corner" (the corner regions), "both"
         self.mode = reader or (DEFAULT_READER if (models / "corner_reader.onnx").exists() else "index")
-        if profile is not None and self.mode == "index":
-            self.mode = "corner"
+        if profile is not None and reader is None:
+            self.mode = "corner"  # an enrolled deck is read by its own heads on the corner reader
         self.corner = None
         if self.mode != "index":
             cpath = models / "corner_reader.onnx"
@@ -527,15 +528,23 @@ def card_outline(gray, box, hints=(), square: float = 1.25):
 def card_posterior(reads, temp: float | None = None) -> np.ndarray:
     """P(code) for one card from its index reads. The views of one corner look at the same pixels: they are
     mixed, each weighted by how sure the reader is that it sees an index there (a view the outline put off
-    the index weighs little). The two corners (two printed indices) multiply, tempered by CARD_TEMP < 1
-    because they share the card's light and blur."""
+    the index weighs little). The corner reader's region and the index reader's boxes are two experts: their
+    distributions multiply, the boxes' raised to BOX_WEIGHT (an index reader sure of a wrong code on a face it
+    never saw then leaves the card unread rather than read wrongly). The two corners (two printed indices)
+    multiply, tempered by CARD_TEMP < 1 because they share the card's light and blur."""
     temp = CARD_TEMP if temp is None else temp
     logp = np.zeros(72)
     for corner in {rd.corner for rd in reads}:
         views = [rd for rd in reads if rd.corner == corner]
-        w = np.array([1.0 - rd.p_none for rd in views]) + 1e-3
-        p = (w[:, None] * np.stack([rd.probs for rd in views])).sum(0) / w.sum()
-        logp += temp * np.log(np.maximum(p, 1e-12))
+        parts = []
+        for kind in (True, False):  # the corner region's reading, and the index boxes' (product of the two)
+            vs = [rd for rd in views if (rd.source == "corner") == kind]
+            if vs:
+                w = np.array([1.0 - rd.p_none for rd in vs]) + 1e-3
+                parts.append((kind, (w[:, None] * np.stack([rd.probs for rd in vs])).sum(0) / w.sum()))
+        for kind, p in parts:
+            weight = BOX_WEIGHT if (not kind and len(parts) == 2) else 1.0
+            logp += temp * weight * np.log(np.maximum(p, 1e-12))
     logp -= logp.max()
     p = np.exp(logp)
     return p / p.sum()

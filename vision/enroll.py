@@ -131,7 +131,7 @@ def _row_cards(scanner, img: np.ndarray, place: str) -> list[np.ndarray]:
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     # whole cards from the detector, outlined at full resolution (no reading involved: the deck is new)
     # a lower bar than a scan's (0.4): the photo is known to hold a row of cards, and the faces are new to the detector
-    boxes = sorted([d for d in scanner.detector(img, conf_thres=0.12) if d[0] == 0], key=lambda d: -d[1])
+    boxes = sorted([d for d in scanner.detector(img, conf_thres=0.05) if d[0] == 0], key=lambda d: -d[1])
     quads: list[np.ndarray] = []
     for d in boxes:
         q = card_outline(gray, d[2:])
