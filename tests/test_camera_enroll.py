@@ -64,49 +64,6 @@ def enrolled(tmp_path_factory):
     return data, rows
 
 
-def test_enroll_list_scan_remove(enrolled, tmp_path):
-    from vision.synth.scene import make_scene
-    from vision.synth.surfaces import HELD_OUT_SURFACES
-
-    data, _rows_dir = enrolled
-    meta = json.loads((data / "decks" / "mydeck" / "deck.json").read_text())
-    assert meta["cpu_s"] <= 120, meta  # <= 2 min of CPU
-    listed = json.loads(_cli(["deck", "list", "--json"], data).stdout)
-    assert [d["name"] for d in listed] == ["mydeck"]
-    # scenes of the enrolled deck, read with its profile
-    style = _deck_style()
-    exact = wrong = total = 0
-    for k in range(6):
-        sc = make_scene(8_100_000 + k, "start", HELD_OUT_SURFACES, deck_style=style)
-        img = tmp_path / f"s{k}.jpg"
-        cv2.imwrite(str(img), sc.image)
-        res = _cli(["scan", str(img), "--deck", "mydeck", "--json", "--first-bidder"], data)
-        assert res.returncode == 0, res.stderr
-        out = json.loads(res.stdout)
-        assert out["deck"] == "mydeck"
-        for g in (c for c in sc.cards if c.card_visible >= 0.97):
-            total += 1
-            hits = [c for c in out["cards"] if c["kind"] == "card"
-                    and cv2.pointPolygonTest(g.quad.reshape(-1, 1, 2), tuple(np.mean(c["corners"], 0)), False) >= 0]
-            if hits and hits[0]["card"] == g.code:
-                exact += 1
-            elif hits and hits[0]["card"] is not None:
-                wrong += 1
-        fb = out["first_bidder"]
-        if fb["card"] is not None:
-            from companion.cards import PBCard
-
-            gmin = min((c for c in sc.cards if c.card_visible >= 0.97), key=lambda g: PBCard(g.rank, g.letter))
-            assert fb["card"] == gmin.code
-    assert wrong == 0
-    assert exact >= 0.9 * total, (exact, total)
-    res = _cli(["deck", "remove", "mydeck"], data)
-    assert res.returncode == 0
-    assert json.loads(_cli(["deck", "list", "--json"], data).stdout) == []
-    # an unknown deck is refused on scan
-    _refused(_cli(["scan", str(tmp_path / "s0.jpg"), "--deck", "mydeck", "--json"], data), "--deck")
-
-
 def test_enroll_refusals_leave_nothing_behind(enrolled, tmp_path):
     from vision.synth.rows import row_photo
 
@@ -147,3 +104,46 @@ def test_enroll_refusals_leave_nothing_behind(enrolled, tmp_path):
     _refused(_cli(["deck", "remove", "ghost"], data), "NAME")
     # nothing half-written: the decks folder is as it was (no "other", no temporary folder)
     assert sorted(p.name for p in (data / "decks").iterdir()) == before
+
+
+def test_enroll_list_scan_remove(enrolled, tmp_path):  # runs after the refusals: it removes the deck
+    from vision.synth.scene import make_scene
+    from vision.synth.surfaces import HELD_OUT_SURFACES
+
+    data, _rows_dir = enrolled
+    meta = json.loads((data / "decks" / "mydeck" / "deck.json").read_text())
+    assert meta["cpu_s"] <= 120, meta  # <= 2 min of CPU
+    listed = json.loads(_cli(["deck", "list", "--json"], data).stdout)
+    assert [d["name"] for d in listed] == ["mydeck"]
+    # scenes of the enrolled deck, read with its profile
+    style = _deck_style()
+    exact = wrong = total = 0
+    for k in range(6):
+        sc = make_scene(8_100_000 + k, "start", HELD_OUT_SURFACES, deck_style=style)
+        img = tmp_path / f"s{k}.jpg"
+        cv2.imwrite(str(img), sc.image)
+        res = _cli(["scan", str(img), "--deck", "mydeck", "--json", "--first-bidder"], data)
+        assert res.returncode == 0, res.stderr
+        out = json.loads(res.stdout)
+        assert out["deck"] == "mydeck"
+        for g in (c for c in sc.cards if c.card_visible >= 0.97):
+            total += 1
+            hits = [c for c in out["cards"] if c["kind"] == "card"
+                    and cv2.pointPolygonTest(g.quad.reshape(-1, 1, 2), tuple(np.mean(c["corners"], 0)), False) >= 0]
+            if hits and hits[0]["card"] == g.code:
+                exact += 1
+            elif hits and hits[0]["card"] is not None:
+                wrong += 1
+        fb = out["first_bidder"]
+        if fb["card"] is not None:
+            from companion.cards import PBCard
+
+            gmin = min((c for c in sc.cards if c.card_visible >= 0.97), key=lambda g: PBCard(g.rank, g.letter))
+            assert fb["card"] == gmin.code
+    assert wrong == 0
+    assert exact >= 0.9 * total, (exact, total)
+    res = _cli(["deck", "remove", "mydeck"], data)
+    assert res.returncode == 0
+    assert json.loads(_cli(["deck", "list", "--json"], data).stdout) == []
+    # an unknown deck is refused on scan
+    _refused(_cli(["scan", str(tmp_path / "s0.jpg"), "--deck", "mydeck", "--json"], data), "--deck")

@@ -350,6 +350,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None, help="default models/")
     ap.add_argument("--work", default=None, help="crop cache folder (default out/train)")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
@@ -373,7 +374,7 @@ def main(argv=None) -> int:
     rep["gen_s"] = round(time.time() - t0, 1)
     t0 = time.time()
     onnx_path = out / "corner_reader.onnx"
-    net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch)
+    net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch, threads=a.threads)
     rep["train_s"] = round(time.time() - t0, 1)
     # temperature on the calibration font split only
     Cc, Rc, Lc = gen_corner_crops(a.calib_cards, seed=2, split="calibration", workers=a.workers)
