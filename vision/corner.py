@@ -209,7 +209,8 @@ def _augment(xb, rng):
     return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
 
 
-def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3, log=print, threads: int = 2):
+def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3, log=print, threads: int = 2,
+          init: Path | None = None):
     """Train from scratch on normalized crops X (N,1,H,W); export ONNX (outputs rank, letter, feat) + .pt."""
     import torch
     import torch.nn.functional as F
@@ -218,6 +219,8 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     net = make_net()
+    if init:  # continue an earlier run of this recipe
+        net.load_state_dict(torch.load(str(init)))
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(steps, 2))
     Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
@@ -351,6 +354,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="default models/")
     ap.add_argument("--work", default=None, help="crop cache folder (default out/train)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
+    ap.add_argument("--init", default=None, help="continue from this corner_reader.pt")
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=0, help="batch order seed")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
@@ -374,7 +380,8 @@ def main(argv=None) -> int:
     rep["gen_s"] = round(time.time() - t0, 1)
     t0 = time.time()
     onnx_path = out / "corner_reader.onnx"
-    net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch, threads=a.threads)
+    net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch, threads=a.threads, lr=a.lr,
+                init=Path(a.init) if a.init else None)
     rep["train_s"] = round(time.time() - t0, 1)
     # temperature on the calibration font split only
     Cc, Rc, Lc = gen_corner_crops(a.calib_cards, seed=2, split="calibration", workers=a.workers)
