@@ -51,11 +51,11 @@ def decks_dir() -> Path:
     return data_dir() / "decks"
 
 
-def check_name(name: str) -> str:
+def check_name(name: str, place: str = "NAME") -> str:
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise PirateTableError(f"NAME: {name!r} is not a deck name (1-32 of a-z, 0-9, '-', '_', starting with a letter or digit)")
+        raise PirateTableError(f"{place}: {name!r} is not a deck name (1-32 of a-z, 0-9, '-', '_', starting with a letter or digit)")
     if name in BASES:
-        raise PirateTableError(f"NAME: {name!r} is the built-in deck's name")
+        raise PirateTableError(f"{place}: {name!r} is the built-in deck's name")
     return name
 
 
@@ -73,7 +73,7 @@ class Profile:
 
 def load(name: str) -> Profile:
     """The enrolled deck ``name`` (a PirateTableError when there is none)."""
-    check_name(name)
+    check_name(name, "--deck")
     d = decks_dir() / name
     try:
         meta = json.loads((d / "deck.json").read_text())
