@@ -1,7 +1,7 @@
 """Benchmark for `pirate-table odds --bench`: exact query time vs the Monte Carlo estimator.
 
 Exact method: median wall time of one full query (validation + DP + result) over many random queries.
-Monte Carlo: measured throughput (deals per second) of :func:`companion.odds.monte_carlo` (numpy, vectorised)
+Monte Carlo: measured throughput (deals per second) of :func:`companion.games.pirates_bluff.odds.monte_carlo` (numpy, vectorised)
 on the same kind of queries, at 200,000 deals a run.
 
 "Equal accuracy": the exact method's answer is an exact fraction; its float is within 1e-16 of it. A Monte
@@ -19,9 +19,9 @@ import statistics
 import sys
 import time
 
-from companion import odds
-from companion.cards import full_deck
-from companion.games.pirates_bluff import hand_size
+from companion.games.pirates_bluff import odds
+from companion.decks.pirates72 import full_deck
+from companion.games.pirates_bluff.rules import hand_size
 
 
 def random_query(rng: random.Random, players: int, with_hand: bool, super_wilds: bool) -> dict:

@@ -1,109 +1,31 @@
 """Hand / round records (JSON) in, rulings (JSON-ready dicts) out.
 
-Each game registers a module in GAMES that has ``rule_record(record: dict) -> dict``. It validates the whole
-record first (raising RecordError naming the place, e.g. ``events[3].bid``) and only then rules it, so a
-malformed record never yields half a ruling.
+The record's ``"game"`` names a game in the registry (companion/games/registry.py); its GameSpec's
+``rule_record(record) -> dict`` validates the whole record first (raising RecordError naming the place, e.g.
+``events[3].bid``) and only then rules it, so a malformed record never yields half a ruling. The validators the
+games share live in companion/games/validate.py.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from companion.errors import CardError, RecordError
-from companion.games.base import DEFAULT_STACK, POT
-
-GAMES: dict[str, str] = {
-    "pirates-bluff": "companion.games.pirates_bluff_record",
-    "powderkeg": "companion.games.powderkeg_record",
-}
+from companion import inputs
+from companion.errors import RecordError
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file. Errors are one line: the file and what is wrong."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RecordError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{p}: cannot read: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{p}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    """Read a record file strictly (companion.inputs: UTF-8, no NaN/Infinity, no duplicate keys, nested at most
+    inputs.MAX_DEPTH deep). Errors are one line: the file and what is wrong."""
+    data = inputs.read_json_file(path, str(path))
     if not isinstance(data, dict):
-        raise RecordError(f"{p}: a record is a JSON object, got {type(data).__name__}")
+        raise RecordError(f"{path}: a record is a JSON object, got {type(data).__name__}")
     return data
 
 
 def rule_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Rule a record of any registered game."""
-    game = record.get("game")
-    if isinstance(game, str) and game in GAMES:
-        module = importlib.import_module(GAMES[game])
-        return module.rule_record(record)
-    from companion.games import registry  # the games registered as packages
+    """Rule a record of any registered game (RecordError naming the known games for an unknown one)."""
+    from companion.games import registry
 
-    return registry.get(game).rule_record(record)
-
-
-# ------------------------------------------------------------------ validators shared by the games' records
-
-
-def whole(v: Any, where: str, lo: int | None = None) -> int:
-    """A whole number (not a bool), at least ``lo``."""
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise RecordError(f"{where}: expected a whole number, got {v!r}")
-    if lo is not None and v < lo:
-        raise RecordError(f"{where}: must be at least {lo}, got {v}")
-    return v
-
-
-def card(parse: Callable[[Any], Any], v: Any, where: str) -> Any:
-    """Parse a card with the deck's parser; a bad card names its place."""
-    try:
-        return parse(v)
-    except CardError as exc:
-        raise RecordError(f"{where}: {exc}") from None
-
-
-def player(v: Any, players: list[str], where: str) -> str:
-    if v not in players:
-        raise RecordError(f"{where}: unknown player {v!r} (players: {', '.join(players)})")
-    return v
-
-
-def check_keys(rec: Any, keys: set[str], game: str) -> None:
-    if not isinstance(rec, dict):
-        raise RecordError("record: expected a JSON object")
-    extra = set(rec) - keys
-    if extra:
-        raise RecordError(f"{sorted(extra)[0]}: unknown key (known: {', '.join(sorted(keys))})")
-    if rec.get("game") != game:
-        raise RecordError(f"game: expected {game!r}, got {rec.get('game')!r}")
-
-
-def players_of(rec: dict[str, Any], lo: int, hi: int, title: str, order: str = "seat order") -> list[str]:
-    players = rec.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise RecordError(f"players: expected a list of names in {order}")
-    if len(set(players)) != len(players):
-        raise RecordError("players: names must be distinct")
-    if POT in players:
-        raise RecordError(f"players: {POT!r} is reserved for the pot")
-    if not lo <= len(players) <= hi:
-        raise RecordError(f"players: {title} is for {lo}-{hi} players, got {len(players)}")
-    return players
-
-
-def stacks_of(rec: dict[str, Any], players: list[str]) -> dict[str, int]:
-    """Optional ``stacks``: player -> coins; missing players have the default stack."""
-    stacks_in = rec.get("stacks", {})
-    if not isinstance(stacks_in, dict):
-        raise RecordError("stacks: expected an object player -> coins")
-    for p in stacks_in:
-        player(p, players, f"stacks.{p}")
-    return {p: whole(stacks_in.get(p, DEFAULT_STACK), f"stacks.{p}", 0) for p in players}
+    return registry.get(record.get("game")).rule_record(record)

@@ -75,6 +75,11 @@ class SecretRound:
     def has_answered(self, seat: str) -> bool:
         return seat in self._values
 
+    def own_answer(self, seat: str) -> Any:
+        """``seat``'s own answer before the reveal (None if it has not answered): for that seat's own screen
+        only (its phone shows "your answer"), never for anyone else's."""
+        return self._values.get(seat)
+
     def waiting(self) -> list[str]:
         return [s for s in self.seats if s not in self._values]
 

@@ -1,9 +1,16 @@
-"""A table session: players, stacks, the hand in play and every finished hand. Pure (no Kivy).
+"""A table session for any registered game: players, chips or a score sheet, the round in play, every finished
+round, undo, and resume. Pure (no Kivy).
 
-The app (companion/ui/) drives a ``TableSession``; nothing here imports the UI. The session is saved as one
-JSON document written atomically (tmp file + ``os.replace``), so an app killed at any moment resumes exactly
-where it was: the hand in play is stored as its events (the hand-record vocabulary of docs/pirates-bluff.md)
-and replayed through the referee on load.
+The game is asked through the registry (companion/games/registry.py): its GameSpec gives the player range and
+whether chips are used, its TableModel runs the rounds. Chip games (``uses_chips``) keep stacks and a pot, and
+book each round's ruling in the session's SQLite ledger when it has one; points games keep a score sheet (each
+round's ruling carries ``"points": {player: int}``; totals are summed from the history, so an edited round
+recomputes them).
+
+The session is saved as one JSON document written atomically (tmp file + ``os.replace``), so an app killed at
+any moment resumes exactly where it was: the round in play is stored as its actions (the table model's JSON)
+and replayed on load. Sessions saved before the registry (version 1) are upgraded by the game's table model or
+refused cleanly.
 """
 
 from __future__ import annotations
@@ -15,90 +22,94 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion.cards import PBCard
+from companion import inputs
 from companion.errors import PirateTableError
-from companion.games.pirates_bluff import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    Bid,
-    Call,
-    Countdown,
-    Options,
-    PiratesBluffHand,
-    RevealStarting,
-    Showdown,
-)
-from companion.games import powderkeg as pk
-from companion.games.pirates_bluff_record import ruling
-from companion.games.powderkeg_record import ruling as pk_ruling
-from companion.island import IslandCard
+from companion.games import registry
+from companion.games.base import POT
+from companion.games.registry import GameSpec, RoundStart, TableModel
 from companion.ledger import Ledger
 
-STATE_VERSION = 1
-GAMES = ("pirates-bluff", "powderkeg")
+STATE_VERSION = 2
 
 
-def _event_dict(a: Any) -> dict[str, Any]:
-    if isinstance(a, Bid):
-        return {"t_ms": a.t_ms, "player": a.player, "bid": [a.quantity, a.rank]}
-    if isinstance(a, Call):
-        return {"t_ms": a.t_ms, "player": a.player, "call": True}
-    if isinstance(a, Countdown):
-        return {"t_ms": a.t_ms, "player": a.player, "countdown": "dead" if a.complete else "start"}
-    raise TypeError(a)
-
-
-def _event_action(ev: dict[str, Any]) -> Any:
-    if "bid" in ev:
-        q, r = ev["bid"]
-        return Bid(ev["player"], int(q), int(r), ev["t_ms"])
-    if "call" in ev:
-        return Call(ev["player"], ev["t_ms"])
-    return Countdown(ev["player"], ev["t_ms"], ev["countdown"] == "dead")
+def _check_players(players: list[str], spec: GameSpec) -> list[str]:
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+        raise PirateTableError("players: expected a list of names")
+    players = [p.strip() for p in players]
+    if not spec.min_players <= len(players) <= spec.max_players:
+        raise PirateTableError(f"a {spec.title} session needs {spec.min_players}-{spec.max_players} players, "
+                               f"got {len(players)}")
+    if any(not p for p in players):
+        raise PirateTableError("every seat needs a name")
+    for i, p in enumerate(players):
+        inputs.name(p, f"players[{i}]")  # printable, length-limited, no control characters
+    if len(set(players)) != len(players):
+        raise PirateTableError("player names must be distinct")
+    if POT in players:
+        raise PirateTableError("'pot' is reserved for the pot")
+    return players
 
 
 class TableSession:
-    """One evening at the table. Coins are whole numbers; stacks may go below zero (a loan to settle)."""
+    """One evening at the table. Coins are whole numbers; stacks may go below zero (a loan to settle).
 
-    def __init__(self, players: list[str], buy_in: int = 50, game: str = "pirates-bluff",
-                 options: Options | None = None) -> None:
-        players = [p.strip() for p in players]
-        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-            raise PirateTableError(f"a session needs 3-8 players, got {len(players)}")
-        if any(not p for p in players):
-            raise PirateTableError("every seat needs a name")
-        if len(set(players)) != len(players):
-            raise PirateTableError("player names must be distinct")
-        if "pot" in players:
-            raise PirateTableError("'pot' is reserved for the pot")
-        if isinstance(buy_in, bool) or not isinstance(buy_in, int) or buy_in < 1:
-            raise PirateTableError(f"buy-in must be a whole number of coins >= 1, got {buy_in!r}")
-        if game not in GAMES:
-            raise PirateTableError(f"unknown game {game!r}")
+    ``TableSession(players, buy_in, game, options)``: ``game`` is a registered game id; ``options`` is the game's
+    options (a JSON-ready dict, or the game's own options value); ``buy_in`` applies to chip games only.
+    """
+
+    def __init__(self, players: list[str], buy_in: int | None = 50, game: str | None = None,
+                 options: Any = None) -> None:
+        game = registry.DEFAULT_GAME if game is None else game
+        try:
+            self.spec = registry.get(game)
+        except PirateTableError:
+            raise PirateTableError(f"unknown game {game!r}") from None
+        players = _check_players(players, self.spec)
+        if self.spec.uses_chips:
+            if isinstance(buy_in, bool) or not isinstance(buy_in, int) or buy_in < 1:
+                raise PirateTableError(f"buy-in must be a whole number of coins >= 1, got {buy_in!r}")
+        else:
+            buy_in = None
         self.players = players
         self.buy_in = buy_in
-        self.game = game
-        self.options = options or Options()
-        self.stacks: dict[str, int] = {p: buy_in for p in players}
+        self.game = self.spec.id
+        self.model: TableModel = self.spec.table_model()(players, options)
+        self.stacks: dict[str, int] = {p: buy_in for p in players} if buy_in is not None else {}
         self.pot_carry = 0
-        self.history: list[dict[str, Any]] = []  # rulings of finished hands, in order
-        self.hand: PiratesBluffHand | None = None
-        self.hand_clock_ms = 0.0  # the t_ms of the last event of the hand in play
+        self.history: list[dict[str, Any]] = []  # rulings of finished rounds, in order
+        self.hand_clock_ms = 0.0  # the t_ms of the last timed action of the round in play
         self.ledger_path: str | None = None  # the session's SQLite ledger (companion.ledger), when it has one
-        self.dealer = players[0]  # Powderkeg: the deal passes to the left after each round
 
-    def _new_referee(self, stacks, pot_carry):
-        if self.game == "powderkeg":
-            return pk.PowderkegRound(self.players, self.dealer, stacks, pot_carry, pk.Options())
-        return PiratesBluffHand(self.players, stacks, pot_carry, self.options)
+    # ------------------------------------------------------------------ what the game is
+    @property
+    def uses_chips(self) -> bool:
+        return self.spec.uses_chips
 
-    def _rule(self, h) -> dict[str, Any]:
-        return pk_ruling(h, []) if self.game == "powderkeg" else ruling(h, [])
+    @property
+    def options(self) -> Any:
+        """The game's options value (the table model's)."""
+        return getattr(self.model, "options", None)
 
-    # ------------------------------------------------------------------ the ledger
+    @property
+    def hand(self) -> Any:
+        """The round in play (the game's own state object, e.g. its referee), or None between rounds."""
+        return self.model.round
+
+    @property
+    def round(self) -> Any:
+        return self.model.round
+
+    def _start(self) -> RoundStart:
+        chips = self.spec.uses_chips
+        return RoundStart(number=len(self.history) + 1, history=tuple(self.history),
+                          stacks=dict(self.stacks) if chips else None, pot_carry=self.pot_carry if chips else 0)
+
+    # ------------------------------------------------------------------ the ledger (chip games)
     def create_ledger(self, path: str | os.PathLike) -> None:
         """Open the session's ledger: one SQLite file, everyone buys in. Stacks and pot then come from it."""
-        if self.history or (self.hand is not None and self.hand.moves):
+        if not self.spec.uses_chips:
+            raise PirateTableError(f"{self.spec.title} keeps a score sheet, not a chip ledger")
+        if self.history or self.model.moves:
             raise PirateTableError("a ledger is created with the session, before any hand")
         with Ledger.create(str(path), self.players, self.buy_in) as led:
             self._sync_from(led)
@@ -115,13 +126,13 @@ class TableSession:
         self.pot_carry = t["pot_carry"]
 
     def _can_change_stacks(self) -> None:
-        if self.hand is not None and self.hand.moves:
+        if self.model.moves:
             raise PirateTableError("loans and repayments are made between hands (before the starting cards "
                                    "are revealed)")
 
     def _restart_hand(self) -> None:
-        if self.hand is not None:
-            self.hand = self._new_referee(self.stacks, self.pot_carry)
+        if self.model.round is not None:
+            self.model.new_round(self._start())
 
     def take_loan(self, player: str, coins: int) -> None:
         self._can_change_stacks()
@@ -137,64 +148,106 @@ class TableSession:
             self._sync_from(led)
         self._restart_hand()
 
-    # ------------------------------------------------------------------ hands
-    def new_hand(self) -> PiratesBluffHand:
-        if self.hand is not None and self.hand.phase != "over":
+    # ------------------------------------------------------------------ rounds
+    def new_round(self) -> Any:
+        if self.model.round is not None and not self.model.round_over():
             raise PirateTableError("the hand in play is not over")
-        if self.hand is not None:
-            self.finish_hand()
-        self.hand = self._new_referee(self.stacks, self.pot_carry)
+        if self.model.round is not None:
+            self.finish_round()
+        if self.model.game_over(self.history):
+            raise PirateTableError(f"the game of {self.spec.title} is over")
+        self.model.new_round(self._start())
         self.hand_clock_ms = 0.0
-        return self.hand
+        return self.model.round
 
-    def finish_hand(self) -> dict[str, Any]:
-        """Commit the finished hand: its ruling joins the history and its stacks become the session's."""
-        h = self.hand
-        if h is None or h.phase != "over":
+    def finish_round(self) -> dict[str, Any]:
+        """Commit the finished round: its ruling joins the history (and, for chips, the ledger and stacks)."""
+        if self.model.round is None or not self.model.round_over():
             raise PirateTableError("no finished hand to commit")
-        r = self._rule(h)
-        if self.ledger_path is not None:
-            # booked in one ledger transaction; a ledger that already holds this very ruling (the app was
-            # killed between the booking and the state file) is not booked twice
-            digest = hashlib.sha256(json.dumps(r, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-            with self.ledger() as led:
-                last = led.entries()[-1]
-                if last.meta.get("ruling") != digest:
-                    led.apply_ruling(r)
-                self._sync_from(led)
-        else:
-            self.stacks = dict(r["stacks"])
-            self.pot_carry = r["pot_carry"]
+        r = self.model.rule_round()
+        if self.spec.uses_chips:
+            if self.ledger_path is not None:
+                # booked in one ledger transaction; a ledger that already holds this very ruling (the app was
+                # killed between the booking and the state file) is not booked twice
+                digest = hashlib.sha256(json.dumps(r, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+                with self.ledger() as led:
+                    last = led.entries()[-1]
+                    if last.meta.get("ruling") != digest:
+                        led.apply_ruling(r)
+                    self._sync_from(led)
+            else:
+                self.stacks = dict(r["stacks"])
+                self.pot_carry = r["pot_carry"]
         r["hand_no"] = len(self.history) + 1
         self.history.append(r)
-        self.hand = None
-        if self.game == "powderkeg":
-            self.dealer = r["next_dealer"]
+        self.model.round = None
+        self.model.round_committed(r)
         return r
 
+    # the names the app and tests have always used
+    new_hand = new_round
+    finish_hand = finish_round
+
     def apply(self, action: Any) -> None:
-        if self.hand is None:
+        if self.model.round is None:
             raise PirateTableError("no hand in play")
-        self.hand.apply(action)
+        self.model.apply(action)
         t = getattr(action, "t_ms", None)
         if t is not None:
             self.hand_clock_ms = max(self.hand_clock_ms, t)
 
     def undo(self) -> Any:
-        if self.hand is None:
+        if self.model.round is None:
             raise PirateTableError("no hand in play")
-        a = self.hand.undo()
-        return a
+        return self.model.undo()
 
     def current_ruling(self) -> dict[str, Any] | None:
-        if self.hand is None or self.hand.phase != "over":
+        if self.model.round is None or not self.model.round_over():
             return None
-        r = self._rule(self.hand)
+        r = self.model.rule_round()
         r["hand_no"] = len(self.history) + 1
         return r
 
+    def game_over(self) -> bool:
+        return self.model.game_over(self.history)
+
+    # ------------------------------------------------------------------ the score sheet (points games)
+    def edit_round(self, index: int, ruling: dict[str, Any]) -> None:
+        """Replace finished round ``index`` (0-based) with a corrected ruling; totals are recomputed.
+        Points games only (a chip ledger is append-only: correct it with a new entry)."""
+        if self.spec.uses_chips:
+            raise PirateTableError("a chip game's rounds are booked in the ledger and cannot be edited")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self.history):
+            raise PirateTableError(f"no finished round {index!r}")
+        r = dict(ruling)
+        r["hand_no"] = index + 1
+        self.history[index] = r
+
+    def totals(self) -> dict[str, int]:
+        """Points games: each player's total over the finished rounds. Chip games: the stacks."""
+        if self.spec.uses_chips:
+            return dict(self.stacks)
+        out = {p: 0 for p in self.players}
+        for r in self.history:
+            for p, v in r.get("points", {}).items():
+                out[p] += v
+        return out
+
+    def score_series(self) -> list[dict[str, int]]:
+        """Points games: running totals, from 0 before the first round."""
+        run = {p: 0 for p in self.players}
+        out = [dict(run)]
+        for r in self.history:
+            for p, v in r.get("points", {}).items():
+                run[p] += v
+            out.append(dict(run))
+        return out
+
     def stack_series(self) -> list[dict[str, int]]:
-        """Stacks at the buy-in and after each finished hand (and the hand in play once it is ruled)."""
+        """Stacks at the buy-in and after each finished hand (and the hand in play once it is ruled).
+        Points games: the running totals."""
+        if not self.spec.uses_chips:
+            return self.score_series()
         out = [{p: self.buy_in for p in self.players}]
         out.extend({p: r["stacks"][p] for p in self.players} for r in self.history)
         cur = self.current_ruling()
@@ -202,83 +255,53 @@ class TableSession:
             out.append({p: cur["stacks"][p] for p in self.players})
         return out
 
+    def history_lines(self) -> list[str]:
+        """One line per finished round (and the round in play once it is ruled), from the game's table model."""
+        rulings = list(self.history)
+        cur = self.current_ruling()
+        if cur:
+            rulings.append(cur)
+        return [self.model.history_line(r) for r in rulings]
+
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict[str, Any]:
-        hand = None
-        h = self.hand
-        if h is not None and self.game == "powderkeg":
-            moves = []
-            for a in h.moves:
-                if isinstance(a, pk.Dock):
-                    moves.append({"dock": str(a.card)})
-                elif isinstance(a, pk.Reveal):
-                    moves.append({"reveal": str(a.card)})
-                else:
-                    moves.append({"call": [a.player, a.call]})
-            hand = {"stacks": dict(h.stacks_before), "pot_carry": h.pot_carry_before, "dealer": h.dealer,
-                    "moves": moves}
-        elif h is not None:
-            moves = h.moves
-            hand = {"stacks": dict(h.stacks_before), "pot_carry": h.pot_carry_before, "starting": None,
-                    "events": [], "showdown_counts": None}
-            for a in moves:
-                if isinstance(a, RevealStarting):
-                    hand["starting"] = {p: str(c) for p, c in a.cards}
-                elif isinstance(a, Showdown):
-                    if a.counts is not None:
-                        hand["showdown_counts"] = {p: [n, w] for p, n, w in a.counts}
-                    else:
-                        hand["showdown_hands"] = {p: [str(c) for c in cs] for p, cs in a.hands}
-                else:
-                    hand["events"].append(_event_dict(a))
-        o = self.options
-        return {
-            "version": STATE_VERSION,
-            "game": self.game,
-            "players": self.players,
-            "buy_in": self.buy_in,
-            "options": {"super_wilds": o.super_wilds, "window_ms": o.window_ms, "ante": o.ante,
-                        "cyclone": o.cyclone},
-            "stacks": self.stacks,
-            "pot_carry": self.pot_carry,
-            "history": self.history,
-            "ledger": self.ledger_path,
-            "dealer": self.dealer,
-            "hand": hand,
-        }
+        d: dict[str, Any] = {"version": STATE_VERSION, "game": self.game, "players": self.players}
+        if self.spec.uses_chips:  # chip games: the stacks, pot and ledger (points games have none)
+            d.update({"buy_in": self.buy_in, "stacks": self.stacks, "pot_carry": self.pot_carry,
+                      "ledger": self.ledger_path})
+        d["history"] = self.history
+        d["table"] = self.model.to_json()
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TableSession":
-        if not isinstance(d, dict) or d.get("version") != STATE_VERSION:
+        """Version 2 (the registry) or version 1 (before it: Pirate's Bluff / Powderkeg, upgraded by the game's
+        table model); anything else is refused."""
+        if not isinstance(d, dict) or d.get("version") not in (1, STATE_VERSION):
             raise PirateTableError("not a Pirate Table session state (unknown version)")
-        s = cls(d["players"], d["buy_in"], d["game"], Options(**d["options"]))
-        s.stacks = {p: int(d["stacks"][p]) for p in s.players}
-        s.pot_carry = int(d["pot_carry"])
+        spec = registry.get(d.get("game"))
+        model_cls = spec.table_model()
+        table = model_cls.upgrade(d) if d["version"] == 1 else d["table"]
+        if not isinstance(table, dict):
+            raise PirateTableError("damaged session state (no table)")
+        s = cls.__new__(cls)
+        s.spec = spec
+        s.game = spec.id
+        s.players = _check_players(d["players"], spec)
         s.history = list(d["history"])
-        s.ledger_path = d.get("ledger")
-        s.dealer = d.get("dealer", s.players[0])
-        hd = d.get("hand")
-        if hd is not None and s.game == "powderkeg":
-            s.hand = pk.PowderkegRound(s.players, hd["dealer"], hd["stacks"], hd["pot_carry"], pk.Options())
-            for m in hd["moves"]:
-                if "dock" in m:
-                    s.hand.apply(pk.Dock(IslandCard.parse(m["dock"])))
-                elif "reveal" in m:
-                    s.hand.apply(pk.Reveal(IslandCard.parse(m["reveal"])))
-                else:
-                    s.hand.apply(pk.Call(*m["call"]))
-        elif hd is not None:
-            h = PiratesBluffHand(s.players, hd["stacks"], hd["pot_carry"], s.options)
-            s.hand = h
-            if hd["starting"] is not None:
-                h.apply(RevealStarting.of({p: PBCard.parse(c) for p, c in hd["starting"].items()}))
-            for ev in hd["events"]:
-                s.apply(_event_action(ev))
-            if hd.get("showdown_counts") is not None:
-                h.apply(Showdown.of_counts({p: tuple(v) for p, v in hd["showdown_counts"].items()}))
-            elif hd.get("showdown_hands") is not None:
-                h.apply(Showdown.of_hands({p: [PBCard.parse(c) for c in cs]
-                                           for p, cs in hd["showdown_hands"].items()}))
+        s.hand_clock_ms = 0.0
+        if spec.uses_chips:
+            s.buy_in = inputs.whole(d["buy_in"], "buy_in", 1)
+            s.stacks = {p: inputs.whole(d["stacks"][p], f"stacks.{p}", -inputs.COIN_MAX) for p in s.players}
+            s.pot_carry = inputs.whole(d["pot_carry"], "pot_carry", 0)
+            s.ledger_path = d.get("ledger")
+        else:
+            s.buy_in, s.stacks, s.pot_carry, s.ledger_path = None, {}, 0, None
+        s.model = model_cls.from_json(s.players, table, s._start())
+        for a in s.model.moves:
+            t = getattr(a, "t_ms", None)
+            if t is not None:
+                s.hand_clock_ms = max(s.hand_clock_ms, t)
         return s
 
     def save(self, path: str | os.PathLike) -> None:
@@ -306,11 +329,11 @@ class TableSession:
                 d = json.load(f)
         except FileNotFoundError:
             raise PirateTableError(f"no saved session at {path}") from None
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise PirateTableError(f"{path}: not a session state ({exc})") from None
         try:
             return cls.from_dict(d)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             if isinstance(exc, PirateTableError):
-                raise
+                raise PirateTableError(f"{path}: {exc}") from None
             raise PirateTableError(f"{path}: damaged session state ({exc!r})") from None

@@ -10,6 +10,7 @@ import sys
 import threading
 
 from companion.errors import PirateTableError
+from companion.inputs import cli_float, cli_int, cli_text
 
 
 def register(subparsers) -> None:
@@ -18,21 +19,22 @@ def register(subparsers) -> None:
 
     m = sub.add_parser("monitor", help="print each press live (seat, box time, host time)")
     src = m.add_mutually_exclusive_group()
-    src.add_argument("--port", help="serial port (default: found by USB VID:PID)")
+    src.add_argument("--port", type=cli_text(4096), help="serial port (default: found by USB VID:PID)")
     src.add_argument("--sim", action="store_true",
                      help="a software box on a pseudo-terminal; type seat digits + Enter to press (13 = tie)")
     src.add_argument("--sim-firmware", action="store_true",
                      help="the real firmware on simavr; type seat digits + Enter to press (13 = tie)")
-    m.add_argument("--arm", type=int, metavar="ROUND", help="arm this round first (presses become calls)")
-    m.add_argument("--duration", type=float, help="stop after this many seconds (default: until Ctrl-C/EOF)")
+    m.add_argument("--arm", type=cli_int(0, 65535), metavar="ROUND",
+                   help="arm this round (0-65535) first (presses become calls)")
+    m.add_argument("--duration", type=cli_float(0, 86400.0 * 366, lo_open=True), help="stop after this many seconds (default: until Ctrl-C/EOF)")
     m.add_argument("--json", action="store_true", help="one JSON object per line")
     m.set_defaults(func=cmd_monitor)
 
     b = sub.add_parser("bench", help="random press bursts through the simulated firmware; prints JSON figures")
     b.add_argument("--sim-firmware", action="store_true", required=True,
                    help="run the real firmware ELF on simavr (the only bench target)")
-    b.add_argument("--presses", type=int, default=2000, help="button presses to send (default 2000)")
-    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--presses", type=cli_int(1, 1_000_000), default=2000, help="button presses to send (default 2000)")
+    b.add_argument("--seed", type=cli_int(0, 2**63 - 1), default=1)
     b.set_defaults(func=cmd_bench)
 
 
@@ -128,7 +130,7 @@ def cmd_monitor(args) -> int:
 
 def _read_presses(presser, on_event) -> None:
     for line in sys.stdin:
-        digits = [int(c) for c in line.strip() if c.isdigit()]
+        digits = [int(c) for c in line.strip() if c in "0123456789"]  # ASCII digits only (not "٣")
         seats = sorted(set(d for d in digits if 1 <= d <= 8))
         if seats:
             presser(seats)

@@ -6,7 +6,7 @@ what="${1:-test}"
 pkgs_run=(libgl1 libegl1 libgl1-mesa-dri libmtdev1 libsdl2-2.0-0)
 # `train`: the font families the camera's reader trains on (vision/fonts.py splits them by family into train /
 # calibration / held-out). Never the URW base35 families or their clones (fonts-urw-base35, gsfonts,
-# fonts-texgyre, and GNU FreeFont, which is drawn from URW's designs): they are reserved for an outside check,
+# fonts-texgyre, GNU FreeFont and fonts-uralic, which are drawn from URW's designs): they are reserved for an outside check,
 # and vision/fonts.py refuses them even where installed. --no-install-recommends keeps them from coming in.
 pkgs_train=(fonts-3270 fonts-adf-accanthis fonts-adf-baskervald fonts-adf-berenis fonts-adf-gillius 
   fonts-adf-ikarius fonts-adf-irianis fonts-adf-libris fonts-adf-mekanus fonts-adf-oldania fonts-adf-romande 
@@ -32,9 +32,9 @@ pkgs_train=(fonts-3270 fonts-adf-accanthis fonts-adf-baskervald fonts-adf-bereni
   fonts-quicksand fonts-radisnoir fonts-rampart fonts-reggae fonts-roadgeek fonts-roboto-unhinted 
   fonts-roboto-slab fonts-rocknroll fonts-routed-gothic fonts-rufscript fonts-sil-andika fonts-sil-charis 
   fonts-sil-doulos fonts-sil-gentiumplus fonts-sora fonts-staypuft fonts-stix fonts-summersby fonts-tiresias 
-  fonts-tomsontalks fonts-train fonts-tuffy fonts-ubuntu-title fonts-uralic fonts-vollkorn 
+  fonts-tomsontalks fonts-train fonts-tuffy fonts-ubuntu-title fonts-vollkorn 
   fonts-yanone-kaffeesatz fonts-yrsa-rasa fonts-gnutypewriter fonts-georgewilliams fonts-okolaks)
-pkgs_test=(xvfb xauth gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config make gcc)
+pkgs_test=(xvfb xauth chromium chromium-driver gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config make gcc)
 case "$what" in
   run) pkgs=("${pkgs_run[@]}") ;;
   test) pkgs=("${pkgs_run[@]}" "${pkgs_test[@]}" "${pkgs_train[@]}") ;;

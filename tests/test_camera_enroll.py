@@ -136,7 +136,7 @@ def test_enroll_list_scan_remove(enrolled, tmp_path):  # runs after the refusals
                 wrong += 1
         fb = out["first_bidder"]
         if fb["card"] is not None:
-            from companion.cards import PBCard
+            from companion.decks.pirates72 import PBCard
 
             gmin = min((c for c in sc.cards if c.card_visible >= 0.97), key=lambda g: PBCard(g.rank, g.letter))
             assert fb["card"] == gmin.code

@@ -77,7 +77,7 @@ def test_scan_bad_image_is_a_clean_error(tmp_path):
     r = subprocess.run([sys.executable, "-m", "companion", "scan", str(bad), "--json"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.startswith("pirate-table: error: cannot read image")
+    assert r.stderr == f"pirate-table: error: {bad}: not an image this program reads (PNG, JPEG, BMP or WebP)\n"
 
 
 def test_onnxruntime_and_opencv_dnn_agree_on_a_fixture():
@@ -155,7 +155,8 @@ def test_one_fanned_index_found_twice_is_reported_once():
 def test_first_bidder_does_not_lean_on_an_unreadable_cards_odds():
     """An unreadable card whose blurred index the reader took for an 8 might still be a wild: the first bidder
     is not named when that leaves the lowest readable card in doubt (seen on the calibration range)."""
-    from vision.detect import CardRead, first_bidder
+    from companion.games.pirates_bluff.camera import first_bidder
+    from vision.detect import CardRead
 
     sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
     blurred = np.full(72, 0.005 / 70)
@@ -188,7 +189,8 @@ def test_live_reader_waits_for_stillness_and_agreement():
 
 
 def test_first_bidder_is_the_lowest_card():
-    from vision.detect import CardRead, first_bidder
+    from companion.games.pirates_bluff.camera import first_bidder
+    from vision.detect import CardRead
 
     sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
     cards = [CardRead("card", sq + 100 * i, r, l, 0.99) for i, (r, l) in enumerate([(3, "A"), (0, "H"), (0, "C"), (8, "A")])]

@@ -21,8 +21,8 @@ US = CYCLES_PER_US
 def built():
     missing = simbox.missing_tools()
     if missing:
-        pytest.skip(f"SIMULATED FIRMWARE TESTS SKIPPED: {', '.join(missing)} not installed "
-                    "(run scripts/system-deps.sh test)")
+        pytest.fail(f"simulated firmware tests need {', '.join(missing)} "
+                    "(run scripts/system-deps.sh test; make test does)", pytrace=False)
     simbox.build()
 
 

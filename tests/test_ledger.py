@@ -16,7 +16,7 @@ from companion.ledger import Ledger, LedgerError, schema
 from companion.ledger.csvio import export_csv_text, import_csv
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "pirates-bluff-rulebook.json"
+EXAMPLE = ROOT / "companion" / "games" / "pirates_bluff" / "examples" / "rulebook.json"
 
 
 def ruling(stacks_before, pot_before, *entries):
@@ -429,7 +429,7 @@ def test_record_for_fills_stacks_and_pot_from_the_ledger(led):
 
 def test_cli_powderkeg_rounds_go_through_the_ledger_too(tmp_path):
     db = tmp_path / "p.db"
-    pk = ROOT / "examples" / "powderkeg-rulebook.json"
+    pk = ROOT / "companion" / "games" / "powderkeg" / "examples" / "rulebook.json"
     assert cli("ledger", db, "new", "--players", "Alfonse,Beatrice,Cowen,Dougherty,Eron", "--rounds", "2").returncode == 0
     r1 = cli("referee", pk, "--ledger", db)
     assert r1.returncode == 0, r1.stderr

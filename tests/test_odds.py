@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion import odds
-from companion.cards import full_deck
+from companion.games.pirates_bluff import odds
+from companion.decks.pirates72 import full_deck
 from companion.errors import PirateTableError
 from companion.games.pirates_bluff import theoretical_max
-from companion.odds import Deck
+from companion.games.pirates_bluff.odds import Deck
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -353,7 +353,7 @@ def test_cli_bad_input_exits_2_with_one_line(args):
 
 def test_odds_module_is_pure():
     code = (
-        "import sys, companion.odds, companion.commands.odds; "
+        "import sys, companion.games.pirates_bluff.odds, companion.commands.odds; "
         "bad = [m for m in ('kivy', 'cv2', 'serial', 'torch', 'numpy') if m in sys.modules]; print(bad)"
     )
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)

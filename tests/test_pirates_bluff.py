@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from companion.cards import PBCard
+from companion.decks.pirates72 import PBCard
 from companion.errors import IllegalActionError, PirateTableError
 from companion.games.pirates_bluff import (
     Bid,
@@ -18,7 +18,7 @@ from companion.games.pirates_bluff import (
     hand_size,
     theoretical_max,
 )
-from companion.games.pirates_bluff_record import RULEBOOK_EXAMPLE, play_record, rule_record
+from companion.games.pirates_bluff.record import RULEBOOK_EXAMPLE, play_record, rule_record
 
 P = ["Ann", "Ben", "Cat", "Dan"]
 START = {"Ann": "5A", "Ben": "3B", "Cat": "3A", "Dan": "8H"}

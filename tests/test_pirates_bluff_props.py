@@ -5,7 +5,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.cards import NATURAL_RANKS, full_deck
+from companion.decks.pirates72 import NATURAL_RANKS, full_deck
 from companion.errors import IllegalActionError
 from companion.games.pirates_bluff import (
     POT,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.games.pirates_bluff_record import RULEBOOK_EXAMPLE
+from companion.games.pirates_bluff.record import RULEBOOK_EXAMPLE
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,8 +17,8 @@ from companion.games.powderkeg import (
     dead_position,
     first_descent,
 )
-from companion.games.powderkeg_record import RULEBOOK_EXAMPLE, rule_record
-from companion.island import COOL, SUITS, WARM, IslandCard, is_dead, island_deck
+from companion.games.powderkeg.record import RULEBOOK_EXAMPLE, rule_record
+from companion.decks.island54 import COOL, SUITS, WARM, IslandCard, is_dead, island_deck
 
 C = IslandCard.parse
 PLAYERS = ["Alfonse", "Beatrice", "Cowen", "Dougherty", "Eron"]

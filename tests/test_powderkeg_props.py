@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from companion.errors import IllegalActionError
 from companion.games.powderkeg import POT, Call, Dock, Options, PowderkegRound, Reveal
-from companion.games.powderkeg_record import rule_record
-from companion.island import island_deck
+from companion.games.powderkeg.record import rule_record
+from companion.decks.island54 import island_deck
 
 
 def brute_dead(cards):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.errors import RecordError
-from companion.games.powderkeg_record import RULEBOOK_EXAMPLE, rule_record
+from companion.games.powderkeg.record import RULEBOOK_EXAMPLE, rule_record
 from companion.records import load_record
 from companion.records import rule_record as rule_any
 
@@ -31,13 +31,13 @@ def mutate(fn):
 
 
 def test_cli_rules_the_example_file(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "companion", "referee", "examples/powderkeg-rulebook.json"],
+    p = subprocess.run([sys.executable, "-m", "companion", "referee", "companion/games/powderkeg/examples/rulebook.json"],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
     assert r["game"] == "powderkeg" and r["winners"] == ["Beatrice", "Cowen"] and r["dead_at"] == "Q:anchors"
     assert r["stacks"] == {"Alfonse": 45, "Beatrice": 57, "Cowen": 57, "Dougherty": 45, "Eron": 46}
-    assert load_record(ROOT / "examples/powderkeg-rulebook.json") == RULEBOOK_EXAMPLE
+    assert load_record(ROOT / "companion/games/powderkeg/examples/rulebook.json") == RULEBOOK_EXAMPLE
     assert rule_any(copy.deepcopy(RULEBOOK_EXAMPLE)) == r
 
 

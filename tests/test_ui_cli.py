@@ -3,6 +3,7 @@ nothing outside companion/ui imports Kivy."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -29,7 +30,16 @@ def test_core_never_imports_kivy():
     assert out.stdout.strip() == "False"
 
 
-needs_display = pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="needs a display (xvfb-run)")
+def needs_display(test):
+    """A UI test fails, never skips, without a display (make test runs it under xvfb-run)."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        if not os.environ.get("DISPLAY"):
+            pytest.fail("needs a display: run under xvfb-run (make test does)", pytrace=False)
+        return test(*args, **kwargs)
+
+    return run
 
 
 @needs_display

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from companion.cards import PBCard
+from companion.decks.pirates72 import PBCard
 from companion.errors import PirateTableError
 from companion.games.pirates_bluff import Bid, Call, Countdown, Options, RevealStarting, Showdown
 from companion.ledger import Ledger

@@ -24,8 +24,11 @@ def _inside(poly, pt) -> bool:
 
 
 def _score_scene(st: dict, sc, cards, reads) -> None:
-    from companion.cards import PBCard
-    from vision.detect import FAN_MIN, first_bidder
+    from companion.decks.pirates72 import PBCard
+    from companion.games import registry
+    from vision.detect import FAN_MIN
+
+    first_bidder = registry.reads_rule_for_deck("pirates72")  # the camera reads; the game decides
 
     if sc.layout == "start":
         gts = [c for c in sc.cards if c.card_visible >= 0.97]

@@ -38,10 +38,13 @@ class _Rules:
 def run(n_scenes: int = 100, seed: int = 9_300_000, split: str = "calibration", rules=None) -> dict:
     from vision.bench import _inside, _scene
     from vision.corner import reliability
-    from vision.detect import CARD_MIN, Scanner, first_bidder
+    from companion.games import registry
+    from vision.detect import CARD_MIN, Scanner
+
+    first_bidder = registry.reads_rule_for_deck("pirates72")  # the camera reads; the game decides
     from vision.fonts import split_fonts
     from vision.synth.surfaces import HELD_OUT_SURFACES
-    from companion.cards import PBCard
+    from companion.decks.pirates72 import PBCard
 
     rules = rules or {
         "index@0.4": ("index", 0.4, 0.5),

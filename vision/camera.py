@@ -67,11 +67,18 @@ def agree(scans: list) -> list:
 
 def run_live(device, max_readings: int = 0) -> int:
     from companion.errors import PirateTableError
-    from vision.detect import Scanner, first_bidder
+    from companion.games import registry
+    from vision.detect import Scanner
 
-    cap = cv2.VideoCapture(device)
-    if not cap.isOpened():
-        raise PirateTableError(f"cannot open camera {device!r}")
+    first_bidder = registry.reads_rule_for_deck("pirates72")  # the camera reads; the game decides
+
+    from vision.imageio import captured_c_stderr
+
+    with captured_c_stderr():  # OpenCV's videoio warnings are not the first line of our error
+        cap = cv2.VideoCapture(device)
+        opened = cap.isOpened()
+    if not opened:
+        raise PirateTableError(f"camera {device!r}: cannot open it")
     cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1280)
     cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 720)
     sr = StableReader(Scanner("ort"))

@@ -7,26 +7,34 @@ import json
 import sys
 
 from companion.errors import PirateTableError
+from companion.inputs import cli_int, cli_text
 
-DECKS = ["pirates-bluff"]
+
+
+def _camera_decks() -> list[str]:
+    """Names (ids and aliases) of the decks that have a camera model (companion.decks)."""
+    from companion.decks import decks
+
+    return sorted(n for d in decks() if d.camera_model for n in (d.id, *d.aliases))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="read the Pirate's Bluff cards in a photo (JSON with --json)",
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
-    p.add_argument("image")
-    p.add_argument("--deck", default="pirates-bluff",
-                   help="pirates-bluff (the built-in reader), or a deck enrolled with `pirate-table deck enroll`")
+    p.add_argument("image", type=cli_text(4096))
+    p.add_argument("--deck", type=cli_text(64), default="pirates-bluff",
+                   help="a deck with a camera model (" + ", ".join(_camera_decks()) + "), or a deck enrolled with "
+                   "`pirate-table deck enroll`")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
                    help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
                    "through onnxruntime / OpenCV DNN; ultralytics: the reference")
-    p.add_argument("--models", default=None, help="folder with card_det.onnx and index_reader.onnx")
+    p.add_argument("--models", type=cli_text(4096), default=None, help="folder with card_det.onnx and index_reader.onnx")
     p.add_argument("--reader", choices=["index", "corner", "both"], default=None,
-                   help="how whole cards are read: the fixed index boxes, the corner regions, or both (default: both "
-                   "when models/corner_reader.onnx exists)")
+                   help="how whole cards are read: the fixed index boxes (default), the corner regions (other decks: "
+                   "see docs/camera.md), or both")
     p.set_defaults(func=run_scan)
 
     p = sub.add_parser("deck", help="teach the camera your deck: enroll, list, remove",
@@ -34,22 +42,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     ds = p.add_subparsers(dest="deck_cmd", metavar="SUB")
     e = ds.add_parser("enroll", help="enroll a deck from nine photos (0.jpg ... 8.jpg: the eight cards of that rank, "
                       "upright, lettered A to H from left to right)")
-    e.add_argument("name")
-    e.add_argument("--base", required=True, help="the game whose deck this is: pirates-bluff")
-    e.add_argument("--rows", required=True, help="folder with 0.jpg ... 8.jpg")
-    e.add_argument("--models", default=None, help=argparse.SUPPRESS)
+    e.add_argument("name", type=cli_text(64))
+    e.add_argument("--base", required=True, type=cli_text(64), help="the game whose deck this is: pirates-bluff")
+    e.add_argument("--rows", required=True, type=cli_text(4096), help="folder with 0.jpg ... 8.jpg")
+    e.add_argument("--models", type=cli_text(4096), default=None, help=argparse.SUPPRESS)
     e.set_defaults(func=run_deck_enroll)
     ls_ = ds.add_parser("list", help="enrolled decks")
     ls_.add_argument("--json", action="store_true")
     ls_.set_defaults(func=run_deck_list)
     rm = ds.add_parser("remove", help="forget an enrolled deck")
-    rm.add_argument("name")
+    rm.add_argument("name", type=cli_text(64))
     rm.set_defaults(func=run_deck_remove)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, poker size, cut marks)")
-    p.add_argument("--deck", choices=DECKS, default="pirates-bluff")
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--deck", choices=_camera_decks(), default="pirates-bluff")
+    p.add_argument("-o", "--output", required=True, type=cli_text(4096))
     p.add_argument("--size", choices=["poker", "bridge", "uno"], default="poker")
     p.add_argument("--paper", choices=["a4", "letter"], default="a4")
     p.set_defaults(func=run_print_deck)
@@ -57,13 +65,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("vision", help="camera models: benchmark, training, live camera")
     vs = p.add_subparsers(dest="vision_cmd", metavar="SUB")
     b = vs.add_parser("bench", help="accuracy and speed on held-out synthetic scenes")
-    b.add_argument("--start-scenes", type=int, default=200)
-    b.add_argument("--fan-scenes", type=int, default=100)
-    b.add_argument("--seed", type=int, default=9_000_000)
+    b.add_argument("--start-scenes", type=cli_int(0, 100_000), default=200)
+    b.add_argument("--fan-scenes", type=cli_int(0, 100_000), default=100)
+    b.add_argument("--seed", type=cli_int(0, 2**31 - 1), default=9_000_000)
     b.add_argument("--no-reference", action="store_true", help="skip the ultralytics reference timing")
-    b.add_argument("--font-start-scenes", type=int, default=200, help="per font section (0: none)")
-    b.add_argument("--font-fan-scenes", type=int, default=100)
-    b.add_argument("--sections", default="held_out_fonts,in_distribution",
+    b.add_argument("--font-start-scenes", type=cli_int(0, 100_000), default=200, help="per font section (0: none)")
+    b.add_argument("--font-fan-scenes", type=cli_int(0, 100_000), default=100)
+    b.add_argument("--sections", type=cli_text(200), default="held_out_fonts,in_distribution",
                    help="font sections: held_out_fonts, in_distribution, calibration")
     b.add_argument("--no-float", action="store_true", help="skip the float detector's accuracy run")
     b.add_argument("--json", action="store_true")
@@ -73,8 +81,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--out", default=None)
     t.set_defaults(func=run_train)
     c = vs.add_parser("camera", help="live: read the table from an OpenCV camera when it is still")
-    c.add_argument("--device", default="0")
-    c.add_argument("--frames", type=int, default=0, help="stop after this many readings (0: run until Ctrl-C)")
+    c.add_argument("--device", type=cli_text(4096), default="0")
+    c.add_argument("--frames", type=cli_int(0, 10**9), default=0, help="stop after this many readings (0: run until Ctrl-C)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
@@ -95,18 +103,19 @@ def _scanner(args, profile=None):
 
 
 def run_scan(args) -> int:
-    import cv2
+    from vision.imageio import load_image
 
     profile = None
-    if args.deck not in DECKS:
+    base = args.deck
+    if args.deck not in _camera_decks():
         from vision.enroll import load
 
         profile = load(args.deck)
-    img = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if img is None:
-        raise PirateTableError(f"cannot read image {args.image!r}")
-    from vision.detect import first_bidder
+        base = profile.base
+    img = load_image(args.image)  # size checked from the header before decoding; one-line errors
+    from companion.games import registry
 
+    first_bidder = registry.reads_rule_for_deck(base)  # the camera reads; the game decides
     cards, _ = _scanner(args, profile).scan(img)
     out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
            "cards": [c.to_json() for c in cards]}
@@ -169,9 +178,12 @@ def run_print_deck(args) -> int:
         raise PirateTableError(f"folder does not exist: {out.parent}")
     style = replace(PRINT_STYLE, size=args.size)
     ppm = 11.81  # 300 dpi
-    cards = ((f"{r}{l}", render_card(r, l, style, ppm)[0]) for r in range(9) for l in "ABCDEFGH")
+    from companion.decks import get_deck
+
+    deck = get_deck(args.deck)
+    cards = ((str(c), render_card(c.rank, c.letter, style, ppm)[0]) for c in deck.cards)
     pages = write_deck_pdf(cards, out, style.size_mm, args.paper, ppm)
-    print(f"wrote {out} ({pages} pages, 72 cards, {args.size} {style.size_mm[0]:g}x{style.size_mm[1]:g} mm, cut marks)")
+    print(f"wrote {out} ({pages} pages, {deck.size} cards, {args.size} {style.size_mm[0]:g}x{style.size_mm[1]:g} mm, cut marks)")
     return 0
 
 
@@ -204,5 +216,5 @@ def run_train(args) -> int:
 def run_camera(args) -> int:
     from vision.camera import run_live
 
-    dev = int(args.device) if args.device.isdigit() else args.device
+    dev = int(args.device) if args.device.isascii() and args.device.isdigit() else args.device
     return run_live(dev, args.frames)

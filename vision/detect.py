@@ -38,9 +38,8 @@ CARD_TEMP = 0.7  # the two corners' evidence is multiplied, tempered (they share
 CARD_MIN = 0.90  # a card is read when its posterior for one code is at least this
 FAN_MIN = 0.85  # a fanned-hand index on its own
 NO_INDEX = 0.8  # a found "card" whose every corner, read either way round, is this sure to hold no index is none
+# Who bids first is the game's decision (companion/games/pirates_bluff/camera.py), not the camera's.
 BLANK_KEEP = 0.6  # ... unless the detector is this sure it is a card: then it is an unreadable card
-FB_MIN = 0.99  # the first bidder is named when P(that card is the lowest) is at least this
-FB_UNREAD_MIX = 0.1  # for the first bidder, an unreadable card's posterior is mixed this much with "any card"
 CARD_DET_MIN = 0.25  # detector score for a whole card when the corner reader reads (0.25 vs 0.4: 2 more of 595
 # calibration cards found, 2 false cards more (read as unreadable: they cost abstentions, a missed card can cost a
 # wrong first bidder); the detector reports nothing under 0.25)
@@ -612,52 +611,3 @@ def assemble(card_quads, per_card, fan, card_min: float | None = None, unseen: b
         out.append(CardRead("index", rd.quad, rd.rank if ok else None, rd.letter if ok else None, rd.conf, [rd], rd.probs,
                             unseen_card=unseen))
     return out
-
-
-def _probs_of(c: CardRead) -> np.ndarray:
-    if c.probs is not None:
-        return c.probs
-    p = np.zeros(72)
-    if c.rank is None:
-        p[:] = 1 / 72
-    else:
-        p[c.rank * 8 + LETTERS.index(c.letter)] = 1.0
-    return p
-
-
-def first_bidder(cards: list[CardRead], min_prob: float | None = None, mix: float | None = None) -> dict:
-    """The lowest of the starting cards (whole cards lying apart), by PBCard ordering.
-
-    Code index rank * 8 + letter IS the PBCard order (wild 0 lowest, then the earlier letter), so from each
-    card's posterior P_i, P(card i is the lowest) = sum_c P_i(c) * prod_{j != i} P_j(code > c). A card that
-    could not be read with confidence still counts when it is surely higher than the lowest (say a blurred
-    7 next to a clear wild). The answer is given only when that probability is >= FB_MIN and the lowest card
-    itself is read; otherwise ``card`` is None with the reason."""
-    min_prob = FB_MIN if min_prob is None else min_prob
-    mix = FB_UNREAD_MIX if mix is None else mix
-    starting = [c for c in cards if c.kind == "card"]
-    if not starting:
-        return {"card": None, "reason": "no cards found"}
-    unseen = [c for c in cards if c.kind == "index" and c.unseen_card]
-    # the reader's odds on a card it could not read are not to be trusted far: part of its weight goes to every
-    # code; an index whose card the detector did not find counts as a card of unknown code
-    P = np.stack([_probs_of(c) if c.rank is not None else (1 - mix) * _probs_of(c) + mix / 72 for c in starting]
-                 + [np.full(72, 1 / 72) for _ in unseen])
-    above = np.clip(1 - np.cumsum(P, axis=1), 0, 1)  # P_j(code > c)
-    lowest = np.empty(len(P))
-    for i in range(len(P)):
-        others = np.prod(np.delete(above, i, axis=0), axis=0)
-        lowest[i] = float((P[i] * others).sum())
-    n_start = len(starting)
-    starting = starting + unseen
-    best = int(lowest.argmax())
-    c = starting[best]
-    # every card that might be the lowest, with P(it is): the rules (or a person) decide on these
-    cands = [{"position": [round(float(v), 1) for v in starting[i].center],
-              "card": starting[i].code if i < n_start else None, "p_lowest": round(float(lowest[i]), 4)}
-             for i in np.argsort(-lowest) if lowest[i] >= 0.01]
-    if best >= n_start or c.rank is None or lowest[best] < min_prob:
-        return {"card": None, "reason": "a starting card that may be the lowest is unreadable",
-                "probability": round(float(lowest[best]), 4), "candidates": cands}
-    return {"card": c.code, "position": [round(float(v), 1) for v in c.center], "corners": c.to_json()["corners"],
-            "probability": round(float(lowest[best]), 4), "candidates": cands}

@@ -62,10 +62,11 @@ def check_name(name: str, place: str = "NAME") -> str:
 class Profile:
     """A deck's own heads on the corner reader's pooled features, added to the reader's logits."""
 
-    def __init__(self, Wr, br, Wl, bl, temperature: float, name: str = ""):
+    def __init__(self, Wr, br, Wl, bl, temperature: float, name: str = "", base: str = "pirates-bluff"):
         self.Wr, self.br, self.Wl, self.bl = Wr, br, Wl, bl
         self.T = float(temperature)
         self.name = name
+        self.base = base
 
     def heads(self, feat, zr, zl):
         return (zr + feat @ self.Wr + self.br) / self.T, (zl + feat @ self.Wl + self.bl) / self.T
@@ -78,7 +79,9 @@ def load(name: str) -> Profile:
     try:
         meta = json.loads((d / "deck.json").read_text())
         z = np.load(d / "profile.npz")
-        return Profile(z["Wr"], z["br"], z["Wl"], z["bl"], float(meta["temperature"]), name)
+        if meta.get("base") not in BASES:
+            raise ValueError("base")
+        return Profile(z["Wr"], z["br"], z["Wl"], z["bl"], float(meta["temperature"]), name, meta["base"])
     except FileNotFoundError:
         raise PirateTableError(f"--deck: no deck named {name!r} (see `pirate-table deck list`)") from None
     except (OSError, ValueError, KeyError) as exc:

@@ -15,8 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with a one-line error and exit code 2.",
     )
     p.add_argument("record", nargs="?", help="the record file (JSON); see README 'Hand records'")
-    p.add_argument("--demo", nargs="?", const="pirates-bluff", metavar="GAME",
-                   help="rule the rulebook's example of GAME (default pirates-bluff) and print it")
+    p.add_argument("--demo", nargs="?", const="", metavar="GAME",
+                   help="rule the example record of GAME (a registered game; default: the first game) and print it")
     p.add_argument(
         "--ledger",
         metavar="FILE.db",
@@ -29,20 +29,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion import records
 
-    if args.demo:
-        import importlib
+    if args.demo is not None:
+        from companion.games import registry
 
-        if args.demo in records.GAMES:
-            record = importlib.import_module(records.GAMES[args.demo]).RULEBOOK_EXAMPLE
-        else:
-            from companion.games import registry
+        from companion.errors import RecordError
 
-            record = registry.get(args.demo).demo_record()
+        try:
+            spec = registry.get(args.demo or registry.DEFAULT_GAME)
+        except RecordError as exc:
+            raise RecordError(f"--demo: {str(exc).removeprefix('game: ')}") from None
+        record = spec.demo_record()
     elif args.record:
         record = records.load_record(args.record)
     else:
-        print("pirate-table referee: error: give a record file or --demo", file=sys.stderr)
-        return 2
+        from companion.errors import PirateTableError
+
+        raise PirateTableError("referee: give a record file or --demo")
     if args.ledger:
         return _with_ledger(args.ledger, record)
     ruling = records.rule_record(record)
@@ -65,6 +67,8 @@ def _with_ledger(path: str, record: dict) -> int:
             entries = led.apply_ruling(ruling)
     except sqlite3.Error as exc:
         raise LedgerError(f"{path}: database error: {exc}") from None
+    except UnicodeDecodeError:  # an SQLite message quoting damaged bytes
+        raise LedgerError(f"{path}: database error: the file is damaged (text that is not UTF-8)") from None
     ruling["ledger"] = {"file": path, "entries": [e.id for e in entries], "head": entries[-1].hash}
     json.dump(ruling, sys.stdout, indent=2)
     sys.stdout.write("\n")

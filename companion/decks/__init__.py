@@ -69,4 +69,4 @@ def decks() -> list[Deck]:
 
 def _load() -> None:
     # The built-in decks register on import.
-    from companion.decks import standard52  # noqa: F401
+    from companion.decks import island54, pirates72, standard52  # noqa: F401

@@ -18,13 +18,17 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import os
 import re
 import sqlite3
+import urllib.parse
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from companion import inputs
+from companion.inputs import COIN_MAX
 from companion.ledger import schema
 from companion.ledger.errors import LedgerError
 from companion.ledger.settle import settle as _settle
@@ -40,7 +44,13 @@ LEDGER_KINDS = STATUS_KINDS | MONEY_KINDS | {"undo"}
 # Kinds the rules referees are known to write; any other lower_snake kind from a ruling is accepted as well.
 RULING_KINDS = {"ante", "bet", "pot_award", "penalty", "split", "countdown_coin", "dock_penalty", "refund"}
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
-_NAME_RE = re.compile(r"^[^\s:,\"][^:,\"]{0,31}$")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+MAX_PLAYERS = 16
+
+
+def damaged_hint(path: str) -> str:
+    return (f"nothing was written. Keep what is good: `pirate-table ledger {path} export --csv --good -o good.csv`, "
+            f"then `pirate-table ledger NEW.db import --csv good.csv`")
 
 
 def stack(p: str) -> str:
@@ -56,10 +66,13 @@ def loan(p: str) -> str:
 
 
 def check_name(name: Any, where: str = "player") -> str:
-    if not isinstance(name, str) or not _NAME_RE.match(name) or name != name.strip() or name == POT:
-        raise LedgerError(
-            f"{where}: bad player name {name!r} (1-32 characters, no ':', ',' or '\"', not 'pot')"
-        )
+    """A player name: companion.inputs' rule (1-32 printable characters, NFC, no leading/trailing space) and, as
+    the ledger builds account names and CSV from it, no ':', ',' or '"'; not 'pot'."""
+    problem = inputs.name_problem(name)
+    if problem is None and (any(c in name for c in ':,"') or name == POT):
+        problem = f"bad player name {inputs.short(name)} (no ':', ',' or '\"', not 'pot')"
+    if problem:
+        raise LedgerError(f"{where}: {problem}")
     return name
 
 
@@ -149,6 +162,25 @@ class State:
         return datetime.fromisoformat(self.session["started"]) + timedelta(minutes=minutes)
 
 
+def _text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LedgerError("the file holds text that is not UTF-8 (damaged)") from None
+
+
+def _snapshot(method):
+    """Run a reading method inside one read transaction (see Ledger._reading)."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapper(self, *a, **kw):
+        with self._reading():
+            return method(self, *a, **kw)
+
+    return wrapper
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -167,30 +199,109 @@ class Ledger:
 
     # ------------------------------------------------------------------ opening
     @staticmethod
-    def _connect(path: str) -> sqlite3.Connection:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+    def _connect(path: str, readonly: bool = False, create: bool = False) -> sqlite3.Connection:
+        """Open the SQLite file without changing it: never creates it (unless ``create``), and a read-only
+        connection (``mode=ro``) for the commands that only read. WAL is switched on by ``_setup``, after the
+        file has been checked to be a ledger."""
+        if path == ":memory:":
+            return sqlite3.connect(path, isolation_level=None)
+        mode = "rwc" if create else "rw"
+        if readonly:
+            # A read-only SQLite connection on a WAL file creates the -wal/-shm side files and, being read-only,
+            # cannot remove them when it closes. So where the file is writable and no side file exists yet (no
+            # other connection, nothing left to checkpoint), read through a query_only read-write connection:
+            # closing it removes what it created and the folder is as before. Otherwise: mode=ro.
+            side = any(os.path.exists(path + x) for x in ("-wal", "-shm", "-journal"))
+            writable = os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+            mode = "rw" if writable and not side else "ro"
+        uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + f"?mode={mode}"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+        conn.text_factory = _text  # text that is not UTF-8 (a damaged file) is a LedgerError, not a crash
         conn.execute("PRAGMA busy_timeout = 30000")
+        if readonly:
+            conn.execute("PRAGMA query_only = ON")  # any write statement fails
+        return conn
+
+    @staticmethod
+    def _setup(conn: sqlite3.Connection, path: str) -> None:
+        """Writers: WAL (readers never block writers), full sync, foreign keys."""
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if path != ":memory:" and mode.lower() != "wal":
             raise LedgerError(f"{path}: cannot switch the journal to WAL (got {mode})")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
-        return conn
 
-    @classmethod
-    def open(cls, path: str | Path, clock: Callable[[], datetime] = _now) -> "Ledger":
-        path = str(path)
-        if path != ":memory:" and not Path(path).is_file():
+    @staticmethod
+    def _check_file(path: str, readonly: bool) -> None:
+        """Refuse, before SQLite touches it, anything that is not a ledger file we may use."""
+        p = Path(path)
+        if not p.exists():
             raise LedgerError(f"{path}: no such ledger (create one with `ledger {path} new --players ...`)")
+        if not p.is_file():
+            raise LedgerError(f"{path}: not a file")
         try:
-            conn = cls._connect(path)
+            with open(p, "rb") as f:
+                head = f.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise LedgerError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        if not head:
+            raise LedgerError(f"{path}: an empty file, not a ledger")
+        if head != SQLITE_MAGIC:
+            raise LedgerError(f"{path}: not a ledger (not an SQLite file)")
+        if not readonly:
+            if not os.access(p, os.W_OK) or not p.stat().st_mode & 0o222:  # root ignores the bits: we do not
+                raise LedgerError(f"{path}: the ledger file is read-only; this action writes to it "
+                                  "(give write permission, or use show/log/verify/export, which only read)")
+            if not os.access(p.parent if str(p.parent) else ".", os.W_OK | os.X_OK):
+                raise LedgerError(f"{path}: its folder is read-only; SQLite needs to write its journal "
+                                  "beside the ledger")
+
+    @staticmethod
+    def _check_schema(conn: sqlite3.Connection, path: str) -> int:
+        """The file holds a ledger (entries and postings tables, a known schema version); return the version."""
+        try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{path}: not a ledger database ({exc})") from None
+        except UnicodeDecodeError:  # SQLite's own message quotes the damaged schema
+            raise LedgerError(f"{path}: not a ledger database (its schema is damaged)") from None
         if "entries" not in tables:
-            conn.close()
             raise LedgerError(f"{path}: not a ledger database (no entries table)")
-        schema.migrate(conn)
+        if version > schema.SCHEMA_VERSION:
+            raise LedgerError(f"{path}: ledger schema version {version} is newer than this program understands "
+                              f"({schema.SCHEMA_VERSION})")
+        if version == schema.SCHEMA_VERSION and "postings" not in tables:
+            raise LedgerError(f"{path}: not a ledger database (no postings table)")
+        return version
+
+    @classmethod
+    def open(cls, path: str | Path, clock: Callable[[], datetime] = _now, readonly: bool = False) -> "Ledger":
+        """Open an existing ledger. ``readonly``: a read-only SQLite connection that changes nothing in the file
+        (no WAL switch, no migration written: an old schema is migrated in a copy in memory)."""
+        path = str(path)
+        if path == ":memory:":
+            raise LedgerError(":memory:: an in-memory ledger cannot be opened again")
+        cls._check_file(path, readonly)
+        try:
+            conn = cls._connect(path, readonly=readonly)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"{path}: cannot open: {exc}") from None
+        try:
+            version = cls._check_schema(conn, path)
+            if readonly:
+                if version < schema.SCHEMA_VERSION:
+                    mem = sqlite3.connect(":memory:", isolation_level=None)
+                    conn.backup(mem)
+                    conn.close()
+                    conn = mem
+                    schema.migrate(conn)
+            else:
+                cls._setup(conn, path)
+                schema.migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
         return cls(conn, path, clock)
 
     @classmethod
@@ -206,11 +317,9 @@ class Ledger:
     ) -> "Ledger":
         path = str(path)
         cls._check_session_args(players, buy_in, minutes, rounds)
-        if path != ":memory:" and Path(path).exists():
-            raise LedgerError(f"{path}: already exists; a ledger file holds one session")
-        conn = cls._connect(path)
-        ledger = cls(conn, path, clock)
-        with ledger._txn():
+
+        def fill(ledger: "Ledger") -> None:
+            conn = ledger.conn
             schema.create(conn)
             now = _ts(clock())
             st = State()
@@ -222,7 +331,70 @@ class Ledger:
                 ledger._write(st, "join", {}, f"{p} sits down", meta={"player": p}, action=1, ts=now)
                 ledger._write(st, "buy_in", {bank(p): -buy_in, stack(p): buy_in}, f"{p} buys in",
                               meta={"player": p}, action=1, ts=now)
-        return ledger
+
+        return cls.build_new(path, fill, clock)
+
+    @classmethod
+    def build_new(cls, path: str, fill: Callable[["Ledger"], None],
+                  clock: Callable[[], datetime] = _now) -> "Ledger":
+        """Make a new ledger file at ``path``, all or nothing: ``fill`` writes it inside one transaction in a
+        temporary file beside ``path``, which takes the name ``path`` only when complete (an existing file is
+        never replaced; on any failure nothing is left behind)."""
+        if path == ":memory:":
+            conn = cls._connect(path)
+            ledger = cls(conn, path, clock)
+            with ledger._txn():
+                fill(ledger)
+            return ledger
+        p = Path(path)
+        if p.exists() or p.is_symlink():
+            raise LedgerError(f"{path}: already exists; a ledger file holds one session")
+        folder = p.parent if str(p.parent) else Path(".")
+        if not folder.is_dir():
+            raise LedgerError(f"{path}: folder {folder} does not exist")
+        tmp = str(folder / f".{p.name[:40]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:  # like mkstemp, but with the permissions a new file gets (umask), not 0600
+            os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+        except OSError as exc:
+            raise LedgerError(f"{path}: cannot write in {folder}: {exc.strerror or exc}") from None
+        try:
+            conn = cls._connect(tmp)
+            try:
+                cls._setup(conn, tmp)
+                ledger = cls(conn, tmp, clock)
+                with ledger._txn():
+                    fill(ledger)
+            finally:
+                conn.close()  # checkpoints the WAL into the file and removes it
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, path)  # fails if the name was taken meanwhile: never replaces a file
+            except FileExistsError:
+                raise LedgerError(f"{path}: already exists; a ledger file holds one session") from None
+            except OSError:  # a file system without hard links
+                if p.exists():
+                    raise LedgerError(f"{path}: already exists; a ledger file holds one session") from None
+                os.rename(tmp, path)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"{path}: database error: {exc}") from None
+        except OSError as exc:
+            raise LedgerError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        finally:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                try:
+                    os.unlink(tmp + suffix)
+                except FileNotFoundError:
+                    pass
+        try:
+            dfd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass  # not every platform can sync a folder
+        return cls.open(path, clock)
 
     @staticmethod
     def _check_session_args(players: list[str], buy_in: int, minutes: int | None, rounds: int | None) -> None:
@@ -233,15 +405,15 @@ class Ledger:
         dup = {p for p in players if players.count(p) > 1}
         if dup:
             raise LedgerError(f"players: {sorted(dup)[0]!r} is listed twice")
-        if len(players) > 16:
-            raise LedgerError("players: at most 16 players")
-        if not _is_int(buy_in) or buy_in <= 0:
-            raise LedgerError(f"buy-in: must be a whole number of coins > 0, got {buy_in!r}")
+        if len(players) > MAX_PLAYERS:
+            raise LedgerError(f"players: at most {MAX_PLAYERS} players")
+        if not _is_int(buy_in) or not 0 < buy_in <= COIN_MAX:
+            raise LedgerError(f"buy-in: must be a whole number of coins > 0 and <= {COIN_MAX}, got {buy_in!r}")
         if minutes is not None and rounds is not None:
             raise LedgerError("a session has a fixed duration or a number of rounds, not both")
         for label, v in (("minutes", minutes), ("rounds", rounds)):
-            if v is not None and (not _is_int(v) or v <= 0):
-                raise LedgerError(f"{label}: must be a whole number > 0, got {v!r}")
+            if v is not None and (not _is_int(v) or not 0 < v <= COIN_MAX):
+                raise LedgerError(f"{label}: must be a whole number > 0 and <= {COIN_MAX}, got {v!r}")
 
     def close(self) -> None:
         self.conn.close()
@@ -263,7 +435,25 @@ class Ledger:
             raise
         self.conn.execute("COMMIT")
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """One read transaction (one snapshot of the file) around several SELECTs, so that a writer committing
+        in between cannot make the reader see half of its entry. Inside a write transaction: nothing to do."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
     def entries(self) -> list[Entry]:
+        with self._reading():
+            return self._entries()
+
+    def _entries(self) -> list[Entry]:
         postings: dict[int, dict[str, int]] = {}
         for eid, account, amount in self.conn.execute(
             "SELECT entry_id, account, amount FROM postings ORDER BY entry_id, account"
@@ -273,7 +463,13 @@ class Ledger:
         for eid, ts, kind, memo, reverses, meta, prev, h in self.conn.execute(
             "SELECT id, ts, kind, memo, reverses, meta, prev_hash, hash FROM entries ORDER BY id"
         ):
-            out.append(Entry(eid, ts, kind, memo, reverses, json.loads(meta), postings.get(eid, {}), prev, h))
+            try:
+                meta_d = inputs.loads_json(meta, f"entry {eid}: meta") if isinstance(meta, str) else None
+            except inputs.RecordError as exc:
+                raise LedgerError(f"{exc} (tampered)") from None
+            if not isinstance(meta_d, dict):
+                raise LedgerError(f"entry {eid}: meta is not a JSON object (tampered)")
+            out.append(Entry(eid, ts, kind, memo, reverses, meta_d, postings.get(eid, {}), prev, h))
         return out
 
     def _write(self, st: State, kind: str, postings: dict[str, int], memo: str, *, meta: dict[str, Any],
@@ -301,22 +497,26 @@ class Ledger:
     def state(self) -> State:
         """Replay every entry (checking the chain and the invariants as it goes)."""
         st = State()
-        for e in self.entries():
-            _fold(st, e, check_hash=True)
+        with self._reading():
+            for e in self._entries():
+                _fold(st, e, check_hash=True)
         return st
 
     # ------------------------------------------------------------------ queries
+    @_snapshot
     def balances(self) -> dict[str, int]:
         """Balances straight from SQL (sum of postings per account)."""
         return {a: s for a, s in self.conn.execute(
             "SELECT account, SUM(amount) FROM postings GROUP BY account ORDER BY account") if s != 0}
 
+    @_snapshot
     def table(self) -> dict[str, Any]:
         """What the referee needs before ruling a hand: current stacks of the seated players and the pot."""
         st = self.state()
         return {"players": list(st.seated), "stacks": {p: st.bal(stack(p)) for p in st.seated},
                 "pot_carry": st.pot}
 
+    @_snapshot
     def record_for(self, record: Any) -> dict[str, Any]:
         """A copy of a hand record with ``stacks`` and ``options.pot_carry`` taken from the ledger, so that the
         referee rules against the real balances. A record that states different ones is refused."""
@@ -347,7 +547,9 @@ class Ledger:
             if v != t["pot_carry"]:
                 raise LedgerError(f"record.{where}: the record says {v!r}, the ledger says {t['pot_carry']}")
         out = {**record, "stacks": stacks}
-        if record.get("game") == "pirates-bluff":
+        from companion.games import registry  # where this game's record states the pot (GameSpec.pot_carry_at)
+
+        if registry.get(record.get("game")).pot_carry_at == "options.pot_carry":
             if not isinstance(options, dict):
                 raise LedgerError("record.options: an object")
             out["options"] = {**options, "pot_carry": t["pot_carry"]}
@@ -355,6 +557,7 @@ class Ledger:
             out["pot_carry"] = t["pot_carry"]
         return out
 
+    @_snapshot
     def standings(self, st: State | None = None) -> dict[str, dict[str, Any]]:
         st = st or self.state()
         bought = {p: 0 for p in st.players}
@@ -370,6 +573,7 @@ class Ledger:
                       "cashed_out": b + bought[p], "loans": -l, "net": s + b + l}
         return out
 
+    @_snapshot
     def summary(self) -> dict[str, Any]:
         st = self.state()
         dl = st.deadline()
@@ -390,6 +594,7 @@ class Ledger:
             "head": st.head,
         }
 
+    @_snapshot
     def settle(self) -> list[tuple[str, str, int]]:
         st = self.state()
         if st.pot:
@@ -399,7 +604,13 @@ class Ledger:
 
     # ------------------------------------------------------------------ actions
     def _begin_action(self) -> State:
-        st = self.state()
+        """Inside the write transaction: replay and check the whole chain (hashes, invariants, postings of no
+        entry, SQL balances) before appending; a damaged ledger takes no new entry."""
+        try:
+            st = self.state()
+            self._check_tables(st)
+        except LedgerError as exc:
+            raise LedgerError(f"{self.path}: the ledger is damaged ({exc}); {damaged_hint(self.path)}") from None
         return st
 
     def _require_open(self, st: State) -> None:
@@ -415,8 +626,8 @@ class Ledger:
 
     @staticmethod
     def _amount(n: Any, what: str) -> int:
-        if not _is_int(n) or n <= 0:
-            raise LedgerError(f"{what}: must be a whole number of coins > 0, got {n!r}")
+        if not _is_int(n) or not 0 < n <= COIN_MAX:
+            raise LedgerError(f"{what}: must be a whole number of coins > 0 and <= {COIN_MAX}, got {inputs.short(n)}")
         return n
 
     def loan(self, p: str, n: int, memo: str = "") -> list[Entry]:
@@ -451,8 +662,8 @@ class Ledger:
             check_name(p)
             if p in st.players:
                 raise LedgerError(f"{p!r} already played this session (use rejoin)")
-            if len(st.players) >= 16:
-                raise LedgerError("at most 16 players")
+            if len(st.players) >= MAX_PLAYERS:
+                raise LedgerError(f"at most {MAX_PLAYERS} players")
             n = self._amount(st.session["buy_in"] if buy_in is None else buy_in, "buy-in")
             a = st.last_action + 1
             return [self._write(st, "join", {}, f"{p} sits down", meta={"player": p}, action=a),
@@ -614,25 +825,30 @@ class Ledger:
                                   "play was finished; `end` the session")
 
     # ------------------------------------------------------------------ verify
-    def verify(self) -> dict[str, Any]:
-        """Recompute the hash chain and every invariant; raise LedgerError naming the first problem."""
+    def verify(self, expect_head: str | None = None) -> dict[str, Any]:
+        """Recompute the hash chain and every invariant, all in one read transaction (a writer committing
+        meanwhile is not seen half-way); raise LedgerError naming the first problem.
+
+        ``expect_head``: a head hash printed by an earlier write (all 64 hex digits, or at least the first 16).
+        If no entry of the chain has it, entries were removed or rewritten since (a shorter chain verifies on
+        its own: this is how truncation is caught). The result's ``appended_since`` counts the entries after it.
+        """
+        with self._reading():
+            return self._verify(expect_head)
+
+    def _verify(self, expect_head: str | None) -> dict[str, Any]:
+        if expect_head is not None:
+            h = expect_head.lower()
+            if not re.fullmatch(r"[0-9a-f]{16,64}", h):
+                raise LedgerError(f"--expect-head: a head hash is 16 to 64 hex digits, got {inputs.short(expect_head)}")
         try:
             ic = self.conn.execute("PRAGMA integrity_check").fetchall()
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"integrity_check failed: {exc}") from None
         if ic != [("ok",)]:
             raise LedgerError(f"integrity_check: {ic[0][0]}")
-        orphans = self.conn.execute(
-            "SELECT COUNT(*) FROM postings WHERE entry_id NOT IN (SELECT id FROM entries)").fetchone()[0]
-        if orphans:
-            raise LedgerError(f"{orphans} postings belong to no entry")
         st = self.state()
-        if not st.session:
-            raise LedgerError("the ledger has no session_start entry")
-        sql = self.balances()
-        derived = {a: v for a, v in st.balances.items() if v}
-        if sql != derived:
-            raise LedgerError("balances from SQL differ from the replayed entries")
+        self._check_tables(st)
         total = sum(st.balances.values())
         if total != 0:
             raise LedgerError(f"accounts sum to {total}, not 0")
@@ -640,8 +856,32 @@ class Ledger:
         issued = -sum(v for a, v in st.balances.items() if a.startswith(("bank:", "loan:")))
         if coins != issued:  # pragma: no cover - implied by total == 0, kept as the table's own check
             raise LedgerError(f"{coins} coins on the table but {issued} issued")
-        return {"ok": True, "entries": st.last_id, "head": st.head, "coins_on_table": coins,
-                "rounds_played": st.rounds_played}
+        out = {"ok": True, "entries": st.last_id, "head": st.head, "coins_on_table": coins,
+               "rounds_played": st.rounds_played}
+        if expect_head is not None:
+            at = next((e.id for e in st.by_id.values() if e.hash.startswith(h)), None)
+            if at is None:
+                raise LedgerError(f"--expect-head: {h[:16]}... is not in this ledger's chain (head {st.head[:16]}, "
+                                  f"{st.last_id} entries): entries were removed or rewritten since it was the head")
+            out["expected_head_entry"] = at
+            out["appended_since"] = st.last_id - at
+        return out
+
+    def _check_tables(self, st: State) -> None:
+        """What the replay of the entries cannot see: postings of no entry, SQL's balances, a session."""
+        orphans = self.conn.execute(
+            "SELECT COUNT(*) FROM postings WHERE entry_id NOT IN (SELECT id FROM entries)").fetchone()[0]
+        if orphans:
+            raise LedgerError(f"{orphans} postings belong to no entry")
+        if not st.session:
+            raise LedgerError("the ledger has no session_start entry")
+        try:
+            sql = self.balances()
+        except sqlite3.Error as exc:
+            raise LedgerError(f"balances cannot be summed in SQL ({exc})") from None
+        derived = {a: v for a, v in st.balances.items() if v}
+        if sql != derived:
+            raise LedgerError("balances from SQL differ from the replayed entries")
 
 
 def _last_undoable_action(entries: dict[int, Entry], st: State) -> list[Entry]:
@@ -671,15 +911,23 @@ def _fold(st: State, e: Entry, check_hash: bool = False) -> None:
     if check_hash and e.digest() != e.hash:
         raise LedgerError(f"{where}: hash does not match its content (tampered)")
     try:
-        if datetime.fromisoformat(e.ts).tzinfo is None:
+        if not isinstance(e.ts, str) or not e.ts.isascii() or datetime.fromisoformat(e.ts).tzinfo is None:
             raise ValueError
     except (TypeError, ValueError):
-        raise LedgerError(f"{where}: bad timestamp {e.ts!r}") from None
-    if not _KIND_RE.match(e.kind or ""):
-        raise LedgerError(f"{where}: bad kind {e.kind!r}")
+        raise LedgerError(f"{where}: bad timestamp {inputs.short(e.ts)}") from None
+    if not isinstance(e.kind, str) or not _KIND_RE.match(e.kind):
+        raise LedgerError(f"{where}: bad kind {inputs.short(e.kind)}")
+    if not isinstance(e.memo, str) or len(e.memo) > inputs.TEXT_MAX or not e.memo.isprintable():
+        raise LedgerError(f"{where}: bad memo {inputs.short(e.memo)} (printable text, at most "
+                          f"{inputs.TEXT_MAX} characters)")
+    if e.reverses is not None and not _is_int(e.reverses):
+        raise LedgerError(f"{where}: bad reverses {inputs.short(e.reverses)}")
     for a, v in e.postings.items():
-        if not _is_int(v) or v == 0:
-            raise LedgerError(f"{where}: posting {a} = {v!r} is not a non-zero whole number")
+        if not isinstance(a, str):
+            raise LedgerError(f"{where}: bad account {inputs.short(a)}")
+        if not _is_int(v) or v == 0 or abs(v) > COIN_MAX:
+            raise LedgerError(f"{where}: posting {a} = {inputs.short(v)} is not a non-zero whole number of at "
+                              f"most {COIN_MAX} coins")
     if sum(e.postings.values()) != 0:
         raise LedgerError(f"{where}: postings sum to {sum(e.postings.values())}, not 0")
     action = e.meta.get("action")
@@ -817,6 +1065,8 @@ def _fold(st: State, e: Entry, check_hash: bool = False) -> None:
             raise LedgerError(f"{where}: {a[5:]} would have repaid more than was lent")
         if not (a == POT or a.split(":", 1)[0] in ("stack", "bank", "loan")):
             raise LedgerError(f"{where}: unknown account {a!r}")
+        if abs(nv) > COIN_MAX:
+            raise LedgerError(f"{where}: {a} would be {nv}, beyond the ledger's range of {COIN_MAX} coins")
     st.by_id[e.id] = e
     st.last_id = e.id
     st.head = e.hash
@@ -845,10 +1095,11 @@ def validate_ruling(ruling: Any) -> dict[str, Any]:
     if len(set(players)) != len(players):
         raise LedgerError("ruling.players: a name is listed twice")
     sb = ruling.get("stacks_before")
-    if not isinstance(sb, dict) or set(sb) != set(players) or not all(_is_int(v) for v in sb.values()):
+    if not isinstance(sb, dict) or set(sb) != set(players) or not all(
+            _is_int(v) and abs(v) <= COIN_MAX for v in sb.values()):
         raise LedgerError("ruling.stacks_before: whole coins for exactly the ruling's players")
     pcb = ruling.get("pot_carry_before")
-    if not _is_int(pcb) or pcb < 0:
+    if not _is_int(pcb) or not 0 <= pcb <= COIN_MAX:
         raise LedgerError(f"ruling.pot_carry_before: a whole number >= 0, got {pcb!r}")
     entries = ruling.get("entries")
     if not isinstance(entries, list):
@@ -864,8 +1115,8 @@ def validate_ruling(ruling: Any) -> dict[str, Any]:
         if not isinstance(kind, str) or not _KIND_RE.match(kind) or kind in LEDGER_KINDS or kind == "round":
             raise LedgerError(f"{w}.kind: {kind!r} is not a game entry kind")
         memo = e.get("memo", "")
-        if not isinstance(memo, str):
-            raise LedgerError(f"{w}.memo: a string")
+        if not isinstance(memo, str) or len(memo) > inputs.TEXT_MAX or not memo.isprintable():
+            raise LedgerError(f"{w}.memo: printable text of at most {inputs.TEXT_MAX} characters")
         postings = e.get("postings")
         if not isinstance(postings, dict):
             raise LedgerError(f"{w}.postings: an object of account -> coins")
@@ -873,8 +1124,8 @@ def validate_ruling(ruling: Any) -> dict[str, Any]:
         for acct, v in postings.items():
             if acct != POT and acct not in totals:
                 raise LedgerError(f"{w}.postings: {acct!r} is neither a ruling player nor 'pot'")
-            if not _is_int(v):
-                raise LedgerError(f"{w}.postings.{acct}: whole coins, got {v!r}")
+            if not _is_int(v) or abs(v) > COIN_MAX:
+                raise LedgerError(f"{w}.postings.{acct}: whole coins within ±{COIN_MAX}, got {inputs.short(v)}")
             if v:
                 clean[acct] = v
                 if acct == POT:

@@ -170,7 +170,7 @@ class CameraService:
         if self.source != "simulated":
             import cv2
 
-            idx = [int(self.source)] if self.source.isdigit() else list(range(4))
+            idx = [int(self.source)] if self.source.isascii() and self.source.isdigit() else list(range(4))
             for i in idx:
                 cap = cv2.VideoCapture(i)
                 if cap.isOpened():
@@ -181,7 +181,7 @@ class CameraService:
                         self.kind = f"camera {i}"
                         return cap
                 cap.release()
-            if self.source.isdigit():
+            if self.source.isascii() and self.source.isdigit():
                 raise RuntimeError(f"Camera {self.source} does not open: choose another in Settings, or enter "
                                    "the cards by touch.")
         self.kind = "simulated"

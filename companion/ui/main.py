@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from pathlib import Path
-
-DEMO_PLAYERS = ["Arville", "Bethany", "Carter", "Douglas", "Eris"]
-# The rulebook's example hand (docs/pirates-bluff.md), played through the app's intents for the screenshots.
-DEMO_STARTING = {"Arville": "2D", "Bethany": "2C", "Carter": "3A", "Douglas": "4A", "Eris": "7A"}
-DEMO_BIDS = [("Bethany", 3, 2), ("Arville", 4, 2), ("Carter", 5, 2), ("Bethany", 5, 7), ("Douglas", 6, 7),
-             ("Carter", 7, 2), ("Eris", 7, 7)]
-PK_PLAYERS = ["Alfonse", "Beatrice", "Cowen", "Dougherty", "Eron"]
-DEMO_COUNTS = {"Arville": (0, 1), "Bethany": (2, 0), "Carter": (0, 0), "Douglas": (0, 1), "Eris": (3, 1)}
-
 
 def process_age_s() -> float | None:
     """Seconds since this process was created (Linux /proc), so the figure includes the interpreter start."""
@@ -37,13 +29,24 @@ def configure_kivy() -> None:
     Config.set("kivy", "exit_on_escape", "0")
 
 
+def demo_games(game: str | None = None):
+    """The games whose demo runs: ``game`` alone, or every registered game with a demo hook (the default game
+    first)."""
+    from companion.games import registry
+
+    if game is not None:
+        return [registry.get(game)]
+    specs = [g for g in registry.games() if g.demo]
+    return sorted(specs, key=lambda g: g.id != registry.DEFAULT_GAME)
+
+
 def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: bool = False,
-         t0: float | None = None) -> int:
+         t0: float | None = None, game: str | None = None) -> int:
     t0 = time.perf_counter() if t0 is None else t0
     configure_kivy()
     from kivy.clock import Clock
 
-    from companion.cards import PBCard
+    from companion.games import registry
     from companion.ui.app import PirateTableApp
 
     from companion.ui import services
@@ -53,11 +56,18 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
         print("pirate-table app: no camera and no button box found: demo mode", flush=True)
     app = PirateTableApp(demo=demo or bool(screenshot_dir))
 
+    games = demo_games(game)  # checked before the window opens: an unknown game is a one-line error
+
     def prefill(*_):
         st = app.screens["start"]
-        st.set_count(len(DEMO_PLAYERS))
-        for t, name in zip(st.name_inputs, DEMO_PLAYERS):
-            t.text = name
+        st.pick_game(games[0].id)
+        # the demo module's PLAYERS (if it has them) are typed in on the start screen
+        players = list(getattr(importlib.import_module(games[0].demo.partition(":")[0]), "PLAYERS", ())) \
+            if games[0].demo else []
+        if players:
+            st.set_count(len(players))
+            for t, name in zip(st.name_inputs, players):
+                t.text = name
 
     if app.demo:
         Clock.schedule_once(prefill, 0)
@@ -87,64 +97,26 @@ def main(demo: bool = False, screenshot_dir: str | None = None, measure_start: b
         def show(name):
             return lambda: app.go(name)
 
-        def bids():
-            for p, q, r in DEMO_BIDS:
-                app.bid(p, q, r)
-
-        def powderkeg_round():
-            """The Powderkeg rulebook round up to the third call (a new Powderkeg session)."""
-            from companion.island import IslandCard
-
-            app.new_session(players=PK_PLAYERS, buy_in=50, game="powderkeg", super_wilds=False, cyclone=None,
-                            window_ms=10, ante=1)
-            app.powderkeg_card(IslandCard.parse("K:anchors"))
-            for c in ("A:flowers", "A:crabs"):
-                app.powderkeg_card(IslandCard.parse(c))
-            for p in PK_PLAYERS[1:]:
-                app.powderkeg_call("live")
-            app.powderkeg_card(IslandCard.parse("3:boats"))
-            for p in PK_PLAYERS[1:3]:
-                app.powderkeg_call("live")
-
-        def counts():
-            sd = app.screens["showdown"]
-            for p, (n, w) in DEMO_COUNTS.items():
-                sd.counts[p] = [n, w]
-            sd.refresh()
-
-        def wait_scan():
-            """The simulated table camera's reading (its worker thread) has come back."""
-            if app.camera is not None:
-                steps.insert(0, wait_scan)
-
-        steps = [
-            prefill, shot("start"),
-            lambda: app.screens["start"].start_session(),
-            app.start_scan, wait_scan, shot("scan"), app.end_scan,
-            lambda: [app.screens["deal"].cards.update({p: PBCard.parse(c) for p, c in DEMO_STARTING.items()}),
-                     app.screens["deal"].refresh()],
-            shot("deal"),
-            lambda: app.reveal({p: PBCard.parse(c) for p, c in DEMO_STARTING.items()}),
-            bids, shot("bid"),
-            lambda: app.press_call("Douglas"),  # the software box's button, through the driver
-            lambda: None, lambda: None,  # the simultaneity window closes
-            counts, shot("showdown"),
-            lambda: app.showdown({p: tuple(v) for p, v in DEMO_COUNTS.items()}), shot("ruling"),
-            show("coach"), lambda: None, shot("coach"),
-            app.next_hand, show("history"), shot("history"),
-            show("ledger"), shot("ledger"),
-            show("settings"), shot("settings"),
-            show("buttons"), shot("buttons"),
-            powderkeg_round, lambda: None, shot("powderkeg"),
-            app.stop,
-        ]
+        steps = [prefill, shot("start")]
+        for i, spec in enumerate(games):
+            if spec.demo:
+                steps += registry.resolve(spec.demo)(app, shot)
+            if i == 0:  # the shared screens, with the first game's session
+                for name in ("history", "ledger", "settings", "buttons"):
+                    if name != "ledger" or spec.uses_chips:
+                        steps += [show(name), shot(name)]
+        steps.append(app.stop)
 
         def step(dt):
             if not steps:
                 return
-            steps.pop(0)()
+            if steps[0]() is not True:  # a step that returns True waits (runs again next time)
+                steps.pop(0)
             Clock.schedule_once(step, 0.25)
 
         app.bind(on_start=lambda *_: Clock.schedule_once(step, 0.5))
-    app.run()
+    # the app's loop is asyncio's, so the phone server (companion/table_server) runs on it beside Kivy
+    import asyncio
+
+    asyncio.run(app.async_run(async_lib="asyncio"))
     return 0

@@ -92,12 +92,6 @@ def ledger_status() -> tuple[bool, str]:
     return False, "The ledger (companion/ledger/) has not landed yet: stacks are kept in the session file."
 
 
-def powderkeg_status() -> tuple[bool, str]:
-    if _has("companion.games.powderkeg"):
-        return True, "Powderkeg referee available"
-    return False, "The Powderkeg referee has not landed yet."
-
-
 def beep_wav(freq: int = 880, ms: int = 120) -> Path:
     """A short sine beep as a WAV file in the data dir (stdlib wave; written once, atomically)."""
     import math

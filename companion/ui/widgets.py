@@ -17,6 +17,15 @@ PALETTE = [
 ]
 
 
+def label(text, size="20sp", bold=False, color=(1, 1, 1, 1), halign="center"):
+    """A label that wraps to its width (tables of players, results)."""
+    from kivy.uix.label import Label
+
+    lab = Label(text=text, font_size=size, bold=bold, color=color, halign=halign, valign="middle")
+    lab.bind(size=lambda w, s: setattr(w, "text_size", s))
+    return lab
+
+
 class FlatButton(Button):
     """A flat, large-text button (>= 48dp high by the kv rule)."""
 
@@ -27,19 +36,6 @@ class FlatButton(Button):
 class FlatToggle(ToggleButton):
     bg = ListProperty([0.20, 0.32, 0.36, 1])
     tag = StringProperty("")
-
-
-def fill_card_picker(ranks_box, letters_box, *, group: str, font_size: str, rank_tag: str, letter_tag: str,
-                     on_rank, on_letter) -> None:
-    """Rank toggles (W, 1-8) and letter buttons (A-H) for entering a Pirate's Bluff card by touch."""
-    for r in range(9):
-        b = FlatToggle(text="W" if r == 0 else str(r), group=group, font_size=font_size, tag=f"{rank_tag}:{r}")
-        b.bind(on_press=lambda b, r=r: on_rank(r))
-        ranks_box.add_widget(b)
-    for letter in "ABCDEFGH":
-        b = FlatButton(text=letter, font_size=font_size, tag=f"{letter_tag}:{letter}")
-        b.bind(on_press=lambda b, letter=letter: on_letter(letter))
-        letters_box.add_widget(b)
 
 
 class CallButton(FlatButton):

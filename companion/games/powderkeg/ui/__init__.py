@@ -1,0 +1,1 @@
+"""Powderkeg's screens (Kivy): one small class + one kv file each."""

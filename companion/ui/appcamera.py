@@ -1,0 +1,63 @@
+"""The table camera in the app: the camera service on its worker thread (companion/ui/camservice.py), the
+preview on the shared Scan screen, the reading handed to the game's screen for this moment (its ``apply_scan``).
+Only for games whose GameSpec says ``camera=True``. A mixin of PirateTableApp."""
+
+from __future__ import annotations
+
+
+class CameraMixin:
+    camera = None       # the CameraService of the scan in progress (companion/ui/camservice)
+    last_scan = None    # the last CameraService started (tests read its simulated table)
+    scan_seed = None    # the simulated table's seed (None: from the hand number)
+
+    def camera_source(self) -> str:
+        """Settings > Camera; in demo mode 'auto' is the simulated table camera."""
+        src = self.config.get("table", "camera")
+        return "simulated" if src == "auto" and self.demo else src
+
+    def start_scan(self):
+        """Scan the starting cards: the camera service on its worker thread, the preview on the Scan screen."""
+        from companion.ui.camservice import CameraService
+
+        if self.session is None or self.session.hand is None or not self.session.spec.camera:
+            return
+        if not hasattr(self.screens[self.hand_screen_name()], "apply_scan"):
+            return  # the game's screen for this moment takes no camera reading (the cards are revealed)
+        self.stop_scan()
+        src = self.camera_source()
+        seed = self.scan_seed if self.scan_seed is not None else 200 + 1000 * len(self.session.history)
+        scr = self.screens["scan"]
+        scr.begin(src)
+        cs = None
+
+        def mine(fn):
+            return lambda *a: fn(*a) if self.camera is cs else None
+
+        cs = CameraService(src, self.session.players, self._post, on_frame=mine(scr.show_frame),
+                           on_reading=mine(self.on_scan_reading), on_error=mine(self.on_scan_error), seed=seed)
+        self.camera = self.last_scan = cs
+        cs.start()
+        self.go("scan")
+
+    def stop_scan(self):
+        if self.camera is not None:
+            self.camera.stop(wait=0.0)
+            self.camera = None
+
+    def end_scan(self):
+        self.stop_scan()
+        self.go_hand()
+
+    def on_scan_reading(self, reading):
+        self.last_reading = reading
+        hand_screen = self.screens[self.hand_screen_name()] if self.session is not None else None
+        if reading.cards and self.session.hand is not None and hasattr(hand_screen, "apply_scan"):
+            hand_screen.apply_scan(reading)  # the game's screen maps the reading to seats
+        self.screens["scan"].show_reading(reading)
+        self.set_status(reading.note, error=bool(reading.unreadable) or not reading.cards)
+        self.camera = None
+
+    def on_scan_error(self, text):
+        self.screens["scan"].show_error(text)
+        self.set_status(text, error=True)
+        self.camera = None
