@@ -48,18 +48,20 @@ def _clip_poly(q, x0, y0, w, h):
     return inter.reshape(-1, 2), area / full
 
 
-def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3) -> int:
-    """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written."""
+def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3, fonts=None,
+                      prefix: str = "s") -> int:
+    """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written.
+    ``fonts``: faces set in these font families (vision.fonts.split_fonts("train")); None: the own faces."""
     img_dir, lab_dir = out / "images" / "train", out / "labels" / "train"
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
     n = 0
     for k in range(n_scenes):
         seed = seed0 + k
-        if (lab_dir / f"s{seed}_{tiles_per_scene - 1}.txt").exists():
+        if (lab_dir / f"{prefix}{seed}_{tiles_per_scene - 1}.txt").exists():
             n += tiles_per_scene
             continue
-        sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES)
+        sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES, fonts=fonts)
         small = cv2.resize(sc.image, None, fx=DET_SCALE, fy=DET_SCALE, interpolation=cv2.INTER_AREA)
         objs = []
         for c in sc.cards:
@@ -83,7 +85,7 @@ def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene:
                 rect = cv2.minAreaRect((poly - [x0, y0]).astype(np.float32))
                 pts = np.clip(cv2.boxPoints(rect) / TILE, 0, 1)
                 lines.append(f"{cls} " + " ".join(f"{v:.5f}" for v in pts.reshape(-1)))
-            name = f"s{seed}_{t}"
+            name = f"{prefix}{seed}_{t}"
             cv2.imwrite(str(img_dir / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 92])
             (lab_dir / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
             n += 1
