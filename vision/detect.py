@@ -298,17 +298,22 @@ class Scanner:
     def __init__(self, backend: str = "ort", models: Path | None = None, threads: int = 2, use_geometry: bool = True,
                  reader: str | None = None, profile=None):
         models = Path(models or MODELS)
-        self.detector = Detector(models / "card_det.onnx", backend, threads)
+        self.mode = reader or (DEFAULT_READER if (models / "corner_reader.onnx").exists() else "index")
+        if profile is not None and reader is None:
+            self.mode = "corner"  # an enrolled deck is read by its own heads on the corner reader
+        if self.mode != "index" and backend == "ort" and (models / "card_det_decks.int8.onnx").exists():
+            # other decks: the detector fine-tuned on faces in the train font families as well (int8 only)
+            self.detector = Detector(models / "card_det_decks.onnx", backend, threads)
+        else:
+            self.detector = Detector(models / "card_det.onnx", backend, threads)
         # the runtime path (ort) runs both models in int8; every other backend reads with the float reader
         self.reader = IndexReader(models / ("index_reader.int8.onnx" if backend == "ort" else "index_reader.onnx"), threads)
         self.use_geometry = use_geometry
         # faces the detector never saw score lower: with the corner reader (whose "no index here" drops a box
         # that is no card) a lower detector bar is used (chosen on the calibration split)
         self.card_min = 0.4
-        # which readers read a whole card: "index" (the fixed index boxes), "corner" (the corner regions), "both"
-        self.mode = reader or (DEFAULT_READER if (models / "corner_reader.onnx").exists() else "index")
-        if profile is not None and reader is None:
-            self.mode = "corner"  # an enrolled deck is read by its own heads on the corner reader
+        # which readers read a whole card (self.mode, above): "index" (the fixed index boxes), "corner" (the corner
+        # regions), "both"
         self.corner = None
         if self.mode != "index":
             cpath = models / "corner_reader.onnx"
