@@ -370,9 +370,12 @@ def main(argv=None) -> int:
     ap.add_argument("--det-hours", type=float, default=1.5, help="ultralytics time budget (overrides epochs)")
     ap.add_argument("--reader-scenes", type=int, default=3000)
     ap.add_argument("--reader-steps", type=int, default=9000)
-    ap.add_argument("--only", choices=["det", "quantize", "reader", "corner"], default=None,
+    ap.add_argument("--only", choices=["det", "quantize", "reader", "corner", "decks"], default=None,
                     help="one part: det (train, export, quantize), quantize (both committed models), reader (train, "
-                    "quantize), corner (the corner reader: vision/corner.py, font families of the train split)")
+                    "quantize), corner (the corner reader: vision/corner.py, font families of the train split), decks "
+                    "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
+    ap.add_argument("--decks-scenes", type=int, default=350, help="font-family scenes for --only decks (+ 300 own)")
+    ap.add_argument("--decks-hours", type=float, default=0.15)
     ap.add_argument("--corner-cards", type=int, default=30000)
     ap.add_argument("--corner-steps", type=int, default=6000)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
@@ -428,6 +431,23 @@ def main(argv=None) -> int:
         t0 = time.time()
         quantize_reader(out / "index_reader.onnx", out / "index_reader.int8.onnx", n_scenes=2 if args.smoke else 40)
         report["reader_quantize_s"] = round(time.time() - t0, 1)
+    if args.only == "decks" or (args.only is None and not args.smoke):
+        # the detector for other decks (used only with the corner reader): the committed detector fine-tuned on
+        # scenes in the train font families and on own-face scenes (so it keeps finding the own faces)
+        from vision.fonts import split_fonts
+
+        t0 = time.time()
+        d = work / "det_decks_data"
+        n = gen_detector_data(d, args.decks_scenes, seed0=200_000, fonts=split_fonts("train"), prefix="f")
+        n += gen_detector_data(d, 300, seed0=0, prefix="s")
+        report["decks_tiles"] = n
+        pt = train_detector(d, work / "runs", 30, args.decks_hours, init=Path(args.det_init) if args.det_init else out / "card_det.pt",
+                            name="decks")
+        tmp_out = work / "decks_export" / "card_det_decks.onnx"
+        tmp_out.parent.mkdir(parents=True, exist_ok=True)
+        export_detector(pt, tmp_out)
+        quantize_detector(tmp_out, out / "card_det_decks.int8.onnx")
+        report["decks_s"] = round(time.time() - t0, 1)
     if args.only in (None, "corner"):
         from vision.corner import main as corner_main
 
