@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 RUN_STAMP  := $(VENV)/.run-installed
 TEST_STAMP := $(VENV)/.test-installed
 
-.PHONY: run test venv system-deps-run system-deps-test firmware bench clean
+.PHONY: run test train venv system-deps-run system-deps-test system-deps-train firmware bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ system-deps-run:
 system-deps-test:
 	bash scripts/system-deps.sh test
 
+system-deps-train:
+	bash scripts/system-deps.sh train
+
 venv: $(RUN_STAMP)
 
 run: system-deps-run $(RUN_STAMP)
@@ -32,6 +35,10 @@ run: system-deps-run $(RUN_STAMP)
 
 test: system-deps-test $(TEST_STAMP)
 	KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24" $(PY) -m pytest
+
+# The camera's models, trained here from the project's own data (fonts from Debian packages: the train set).
+train: system-deps-train $(TEST_STAMP)
+	$(PY) -m vision.train
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -30,16 +30,38 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Find every face-up card in IMAGE and read its rank and letter. A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
     p.add_argument("image", type=cli_text(4096))
-    p.add_argument("--deck", default="pirates-bluff", type=cli_text(64),
-                   help="the deck on the table: " + ", ".join(_camera_decks()) + " (a deck with no camera model "
-                   "yet, such as island54 or standard52, is refused)")
+    p.add_argument("--deck", type=cli_text(64), default="pirates-bluff",
+                   help="a deck with a camera model (" + ", ".join(_camera_decks()) + "), or a deck enrolled with "
+                   "`pirate-table deck enroll` (a deck with no camera model yet, such as island54 or standard52, is "
+                   "refused)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
                    help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
                    "through onnxruntime / OpenCV DNN; ultralytics: the reference")
     p.add_argument("--models", type=cli_text(4096), default=None, help="folder with card_det.onnx and index_reader.onnx")
+    p.add_argument("--reader", choices=["index", "corner", "both"], default=None,
+                   help="how whole cards are read: the fixed index boxes (default), the corner regions (other decks: "
+                   "see docs/camera.md), or both")
     p.set_defaults(func=run_scan)
+
+    p = sub.add_parser("deck", help="teach the camera your deck: enroll, list, remove",
+                       description="Enrolled decks are read by `scan --deck NAME` with the deck's own profile.")
+    ds = p.add_subparsers(dest="deck_cmd", metavar="SUB")
+    e = ds.add_parser("enroll", help="enroll a deck from nine photos (0.jpg ... 8.jpg: the eight cards of that rank, "
+                      "upright, lettered A to H from left to right)")
+    e.add_argument("name", type=cli_text(64))
+    e.add_argument("--base", required=True, type=cli_text(64), help="the game whose deck this is: pirates-bluff")
+    e.add_argument("--rows", required=True, type=cli_text(4096), help="folder with 0.jpg ... 8.jpg")
+    e.add_argument("--models", type=cli_text(4096), default=None, help=argparse.SUPPRESS)
+    e.set_defaults(func=run_deck_enroll)
+    ls_ = ds.add_parser("list", help="enrolled decks")
+    ls_.add_argument("--json", action="store_true")
+    ls_.set_defaults(func=run_deck_list)
+    rm = ds.add_parser("remove", help="forget an enrolled deck")
+    rm.add_argument("name", type=cli_text(64))
+    rm.set_defaults(func=run_deck_remove)
+    p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
     p = sub.add_parser("print-deck", help="write a printable deck (PDF, A4 or Letter, cut marks)",
                        description="Write DECK's faces to a PDF: 300 dpi, cards edge to edge with cut marks. "
@@ -60,6 +82,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--fan-scenes", type=cli_int(0, 100_000), default=100)
     b.add_argument("--seed", type=cli_int(0, 2**31 - 1), default=9_000_000)
     b.add_argument("--no-reference", action="store_true", help="skip the ultralytics reference timing")
+    b.add_argument("--font-start-scenes", type=cli_int(0, 100_000), default=200, help="per font section (0: none)")
+    b.add_argument("--font-fan-scenes", type=cli_int(0, 100_000), default=100)
+    b.add_argument("--sections", type=cli_text(200), default="held_out_fonts,in_distribution",
+                   help="font sections: held_out_fonts, in_distribution, calibration")
+    b.add_argument("--no-float", action="store_true", help="skip the float detector's accuracy run")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=run_bench)
     t = vs.add_parser("train", help="generate data, train and export both models (python -m vision.train)")
@@ -73,7 +100,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
 
-def _scanner(args):
+def _scanner(args, profile=None):
     from pathlib import Path
 
     from vision.detect import MODELS, Scanner
@@ -83,7 +110,9 @@ def _scanner(args):
                                                         if getattr(args, "backend", "ort") == "ort" else ()):
         if not (models / f).exists():
             raise PirateTableError(f"model file missing: {models / f} (train with `pirate-table vision train`)")
-    return Scanner(getattr(args, "backend", "ort"), models)
+    if profile is not None and not (models / "corner_reader.onnx").exists():
+        raise PirateTableError(f"model file missing: {models / 'corner_reader.onnx'} (an enrolled deck needs the corner reader)")
+    return Scanner(getattr(args, "backend", "ort"), models, reader=getattr(args, "reader", None), profile=profile)
 
 
 def camera_deck(name: str):
@@ -104,12 +133,25 @@ def camera_deck(name: str):
 def run_scan(args) -> int:
     from vision.imageio import load_image
 
-    camera_deck(args.deck)
+    from companion.decks import get_deck
+    from companion.errors import CardError
+
+    profile = None
+    base = args.deck
+    try:
+        get_deck(args.deck)
+    except CardError:  # not a deck of the registry: a deck enrolled with `deck enroll`
+        from vision.enroll import load
+
+        profile = load(args.deck)
+        base = profile.base
+    else:
+        camera_deck(args.deck)  # a registered deck without a camera model is refused in one line
     img = load_image(args.image)  # size checked from the header before decoding; one-line errors
     from companion.games import registry
 
-    first_bidder = registry.reads_rule_for_deck(args.deck)  # the camera reads; the game decides
-    cards, _ = _scanner(args).scan(img)
+    first_bidder = registry.reads_rule_for_deck(base)  # the camera reads; the game decides
+    cards, _ = _scanner(args, profile).scan(img)
     out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
            "cards": [c.to_json() for c in cards]}
     if args.first_bidder:
@@ -123,6 +165,39 @@ def run_scan(args) -> int:
             print(f"{c['kind']:5s} {name:10s} conf {c['confidence']:.3f} corners {c['corners']}")
         if args.first_bidder:
             print(f"first bidder: {out['first_bidder']}")
+    return 0
+
+
+def run_deck_enroll(args) -> int:
+    from pathlib import Path
+
+    from vision.enroll import enroll
+
+    meta = enroll(args.name, args.base, args.rows, Path(args.models) if args.models else None)
+    print(f"enrolled deck {meta['name']} ({meta['base']}, 72 cards; check on jittered crops: rank "
+          f"{100 * meta['check_rank_accuracy']:.1f} %, letter {100 * meta['check_letter_accuracy']:.1f} %; "
+          f"{meta['cpu_s']} s CPU)")
+    return 0
+
+
+def run_deck_list(args) -> int:
+    from vision.enroll import list_decks
+
+    decks = list_decks()
+    if args.json:
+        json.dump(decks, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for d in decks:
+            print(f"{d['name']}\t{d['base']}\tenrolled {d['enrolled']}")
+    return 0
+
+
+def run_deck_remove(args) -> int:
+    from vision.enroll import remove
+
+    remove(args.name)
+    print(f"removed deck {args.name}")
     return 0
 
 
@@ -150,7 +225,15 @@ def run_bench(args) -> int:
     from vision.bench import bench
 
     say = (lambda m: print(m, file=sys.stderr)) if args.json else print  # --json: stdout is JSON only
-    res = bench(args.start_scenes, args.fan_scenes, args.seed, reference=not args.no_reference, out=say)
+    secs = tuple(x for x in args.sections.split(",") if x)
+    from vision.bench import sections
+
+    for x in secs:
+        if x not in sections():
+            raise PirateTableError(f"--sections: unknown section {x!r} (known: {', '.join(sections())})")
+    res = bench(args.start_scenes, args.fan_scenes, args.seed, reference=not args.no_reference, out=say,
+                font_start=args.font_start_scenes, font_fan=args.font_fan_scenes, font_sections=secs,
+                float_detector=not args.no_float)
     if args.json:
         json.dump(res, sys.stdout, indent=2)
         sys.stdout.write("\n")

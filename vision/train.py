@@ -48,18 +48,20 @@ def _clip_poly(q, x0, y0, w, h):
     return inter.reshape(-1, 2), area / full
 
 
-def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3) -> int:
-    """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written."""
+def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3, fonts=None,
+                      prefix: str = "s") -> int:
+    """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written.
+    ``fonts``: faces set in these font families (vision.fonts.split_fonts("train")); None: the own faces."""
     img_dir, lab_dir = out / "images" / "train", out / "labels" / "train"
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
     n = 0
     for k in range(n_scenes):
         seed = seed0 + k
-        if (lab_dir / f"s{seed}_{tiles_per_scene - 1}.txt").exists():
+        if (lab_dir / f"{prefix}{seed}_{tiles_per_scene - 1}.txt").exists():
             n += tiles_per_scene
             continue
-        sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES)
+        sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES, fonts=fonts)
         small = cv2.resize(sc.image, None, fx=DET_SCALE, fy=DET_SCALE, interpolation=cv2.INTER_AREA)
         objs = []
         for c in sc.cards:
@@ -83,7 +85,7 @@ def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene:
                 rect = cv2.minAreaRect((poly - [x0, y0]).astype(np.float32))
                 pts = np.clip(cv2.boxPoints(rect) / TILE, 0, 1)
                 lines.append(f"{cls} " + " ".join(f"{v:.5f}" for v in pts.reshape(-1)))
-            name = f"s{seed}_{t}"
+            name = f"{prefix}{seed}_{t}"
             cv2.imwrite(str(img_dir / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 92])
             (lab_dir / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
             n += 1
@@ -368,8 +370,14 @@ def main(argv=None) -> int:
     ap.add_argument("--det-hours", type=float, default=1.5, help="ultralytics time budget (overrides epochs)")
     ap.add_argument("--reader-scenes", type=int, default=3000)
     ap.add_argument("--reader-steps", type=int, default=9000)
-    ap.add_argument("--only", choices=["det", "quantize", "reader"], default=None,
-                    help="one part: det (train, export, quantize), quantize (both committed models), reader (train, quantize)")
+    ap.add_argument("--only", choices=["det", "quantize", "reader", "corner", "decks"], default=None,
+                    help="one part: det (train, export, quantize), quantize (both committed models), reader (train, "
+                    "quantize), corner (the corner reader: vision/corner.py, font families of the train split), decks "
+                    "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
+    ap.add_argument("--decks-scenes", type=int, default=350, help="font-family scenes for --only decks (+ 300 own)")
+    ap.add_argument("--decks-hours", type=float, default=0.15)
+    ap.add_argument("--corner-cards", type=int, default=30000)
+    ap.add_argument("--corner-steps", type=int, default=6000)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
     ap.add_argument("--det-name", default="det")
     ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
@@ -423,6 +431,30 @@ def main(argv=None) -> int:
         t0 = time.time()
         quantize_reader(out / "index_reader.onnx", out / "index_reader.int8.onnx", n_scenes=2 if args.smoke else 40)
         report["reader_quantize_s"] = round(time.time() - t0, 1)
+    if args.only == "decks" or (args.only is None and not args.smoke):
+        # the detector for other decks (used only with the corner reader): the committed detector fine-tuned on
+        # scenes in the train font families and on own-face scenes (so it keeps finding the own faces)
+        from vision.fonts import split_fonts
+
+        t0 = time.time()
+        d = work / "det_decks_data"
+        n = gen_detector_data(d, args.decks_scenes, seed0=200_000, fonts=split_fonts("train"), prefix="f")
+        n += gen_detector_data(d, 300, seed0=0, prefix="s")
+        report["decks_tiles"] = n
+        pt = train_detector(d, work / "runs", 30, args.decks_hours, init=Path(args.det_init) if args.det_init else out / "card_det.pt",
+                            name="decks")
+        tmp_out = work / "decks_export" / "card_det_decks.onnx"
+        tmp_out.parent.mkdir(parents=True, exist_ok=True)
+        export_detector(pt, tmp_out)
+        quantize_detector(tmp_out, out / "card_det_decks.int8.onnx")
+        report["decks_s"] = round(time.time() - t0, 1)
+    if args.only in (None, "corner"):
+        from vision.corner import main as corner_main
+
+        t0 = time.time()
+        corner_main((["--smoke"] if args.smoke else ["--cards", str(args.corner_cards), "--steps", str(args.corner_steps)])
+                    + ["--out", str(out), "--work", str(work)])
+        report["corner_s"] = round(time.time() - t0, 1)
     (out / f"train_report{'_' + args.only if args.only else ''}.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
     return 0

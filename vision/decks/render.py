@@ -6,8 +6,11 @@ bottom-right corner turned 180 degrees. ``render_card`` returns the image and th
 quads in pixel coordinates of the card image, each quad ordered (top-left, top-right, bottom-right,
 bottom-left) *of the index as read upright*, so a quad always says which way the index faces.
 
-Faces vary by :class:`FaceStyle`: Hershey font, stroke weight, ink and paper colours, a border, centre art,
-and "pen-written" letters (a thin stroke with per-glyph jitter, as on a home-made deck).
+Faces vary by :class:`FaceStyle`: Hershey font or a TrueType/OpenType file (``font_path``, drawn with PIL),
+stroke weight, outlined glyphs, slant, condensed/widened glyphs, ink and paper colours, a border, centre art,
+"pen-written" letters and ranks (a thin stroke with per-glyph jitter, as on a home-made deck), and the index
+layout (``layout``: letter ``under`` / ``above`` / ``beside`` the rank, or ``centre``: a big rank and letter in the
+middle with a small corner index), its size (``index_scale``) and margin (``margin_mm``).
 """
 
 from __future__ import annotations
@@ -53,6 +56,14 @@ class FaceStyle:
     wild_w: bool = False  # wilds show W instead of 0
     size: str = "poker"
     seed: int = 0  # jitter seed for pen strokes and art
+    font_path: str | None = None  # a TrueType/OpenType file (PIL) instead of the Hershey ``font``
+    layout: str = "under"  # letter under / above / beside the rank; "centre": big centre index + small corners
+    index_scale: float = 1.0  # index size relative to the contract's 7.5 mm numeral
+    margin_mm: float = INDEX_X_MM  # the index's distance from the card's top and left edges
+    slant: float = 0.0  # shear of the glyphs (italic look)
+    condense: float = 1.0  # glyph width factor (condensed < 1 < extended)
+    outline: bool = False  # glyphs drawn as outlines
+    pen_rank: bool = False  # the rank is pen-written too
 
     @property
     def size_mm(self) -> tuple[float, float]:
@@ -62,7 +73,36 @@ class FaceStyle:
 PRINT_STYLE = FaceStyle(font=cv2.FONT_HERSHEY_DUPLEX, weight=1.15, border=True, art=2, wild_w=False)
 
 
-def random_style(rng: np.random.Generator) -> FaceStyle:
+LAYOUTS = ("under", "under", "above", "beside", "centre")
+
+
+def random_style(rng: np.random.Generator, fonts=None) -> FaceStyle:
+    """A random face. ``fonts``: (family, files) pairs (vision.fonts.split_fonts) to set the index in; None
+    keeps the original Hershey-only faces (the project's own scenes: the same draws from ``rng`` either way,
+    the extra choices come from a generator seeded by the style's own seed)."""
+    st = _random_hershey_style(rng)
+    if fonts is None:
+        return st
+    from dataclasses import replace
+
+    r2 = np.random.default_rng(st.seed + 12345)
+    hershey = r2.random() < 0.15
+    path = None
+    if not hershey:
+        _fam, files = fonts[r2.integers(len(fonts))]
+        path = files[r2.integers(len(files))]
+    pen_rank = bool(hershey and r2.random() < 0.3)
+    return replace(
+        st, font_path=path, layout=LAYOUTS[r2.integers(len(LAYOUTS))], index_scale=float(r2.uniform(0.75, 1.3)),
+        margin_mm=float(r2.uniform(2.0, 5.0)), slant=float(r2.uniform(-0.25, 0.25)) if r2.random() < 0.3 else 0.0,
+        condense=float(r2.uniform(0.75, 1.2)) if r2.random() < 0.4 else 1.0, outline=bool(r2.random() < 0.08),
+        pen_rank=pen_rank, pen_letter=st.pen_letter or pen_rank,
+        paper=tuple(int(np.clip(c + r2.integers(-25, 10), 150, 255)) for c in st.paper) if r2.random() < 0.4 else st.paper,
+        ink=tuple(int(v) for v in r2.integers(0, 160, 3)) if r2.random() < 0.25 else st.ink,
+    )
+
+
+def _random_hershey_style(rng: np.random.Generator) -> FaceStyle:
     ink = INKS[rng.integers(len(INKS))]
     pen = bool(rng.random() < 0.35)
     letter_ink = (INKS[rng.integers(len(INKS))] if pen else ink)
@@ -81,17 +121,59 @@ def random_style(rng: np.random.Generator) -> FaceStyle:
     )
 
 
-def _glyph(text: str, font: int, height_px: float, thick: int, ink, rng, pen: bool) -> tuple[np.ndarray, np.ndarray]:
+_TTF_CACHE: dict = {}
+
+
+def _ttf(path: str, size: int):
+    from PIL import ImageFont
+
+    key = (path, size)
+    if key not in _TTF_CACHE:
+        if len(_TTF_CACHE) > 256:
+            _TTF_CACHE.clear()
+        _TTF_CACHE[key] = ImageFont.truetype(path, size)
+    return _TTF_CACHE[key]
+
+
+def _ttf_tile(text: str, path: str, weight: float, outline: bool) -> np.ndarray:
+    """One glyph from a TrueType/OpenType file, white on black, about 80 px tall."""
+    from PIL import Image, ImageDraw
+
+    font = _ttf(path, 80)
+    sw = int(round(max(0.0, weight - 1.0) * 6))  # heavier than the design: PIL's stroke
+    l, t, r, b = font.getbbox(text, stroke_width=sw)
+    pad = 12 + sw
+    im = Image.new("L", (r - l + 2 * pad, b - t + 2 * pad), 0)
+    d = ImageDraw.Draw(im)
+    if outline:
+        d.text((pad - l, pad - t), text, font=font, fill=0, stroke_width=max(2, sw + 2), stroke_fill=255)
+        d.text((pad - l, pad - t), text, font=font, fill=0)
+    else:
+        d.text((pad - l, pad - t), text, font=font, fill=255, stroke_width=sw, stroke_fill=255)
+    return np.asarray(im, np.uint8).copy()
+
+
+def _glyph(text: str, font: int, height_px: float, thick: int, ink, rng, pen: bool, style: FaceStyle | None = None,
+           ttf: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Render one glyph on a transparent tile; return (bgr, alpha) cropped to the ink."""
-    base = 40
-    scale = 1.0
-    (w, h), _ = cv2.getTextSize(text, font, scale, 1)
-    scale = base / max(h, 1)
-    t = max(1, int(round(thick * base / max(height_px, 1))))
-    (w, h), bl = cv2.getTextSize(text, font, scale, t)
-    pad = 10 + t
-    tile = np.zeros((h + bl + 2 * pad, w + 2 * pad), np.uint8)
-    cv2.putText(tile, text, (pad, pad + h), font, scale, 255, t, cv2.LINE_AA)
+    if style is not None and style.font_path and ttf:
+        tile = _ttf_tile(text, style.font_path, style.weight, style.outline)
+    else:
+        base = 40
+        scale = 1.0
+        (w, h), _ = cv2.getTextSize(text, font, scale, 1)
+        scale = base / max(h, 1)
+        t = max(1, int(round(thick * base / max(height_px, 1))))
+        (w, h), bl = cv2.getTextSize(text, font, scale, t)
+        pad = 10 + t
+        tile = np.zeros((h + bl + 2 * pad, w + 2 * pad), np.uint8)
+        cv2.putText(tile, text, (pad, pad + h), font, scale, 255, t, cv2.LINE_AA)
+    if style is not None and (style.slant or style.condense != 1.0):
+        hh, ww = tile.shape
+        m = np.array([[style.condense, -style.slant, style.slant * hh / 2 + ww * (1 - style.condense) / 2], [0, 1, 0]], np.float32)
+        nw = int(ww * max(style.condense, 1.0) + abs(style.slant) * hh) + 2
+        m[0, 2] += (nw - ww) / 2
+        tile = cv2.warpAffine(tile, m, (nw, hh))
     if pen:  # a hand-written look: random shear/rotation/aspect plus a wobble
         hh, ww = tile.shape
         ang = rng.uniform(-12, 12)
@@ -128,26 +210,37 @@ def _paste(img: np.ndarray, bgr: np.ndarray, alpha: np.ndarray, x: int, y: int) 
     roi[:] = roi * (1 - a) + bgr[: roi.shape[0], : roi.shape[1]] * a
 
 
-def _index_tile(rank: int, letter: str, style: FaceStyle, ppm: float, rng) -> tuple[np.ndarray, np.ndarray]:
-    """The index (numeral over letter) as (bgr, alpha) tile, left-aligned, centred on a common axis."""
-    thick = max(1, int(round(0.9 * style.weight * ppm)))
+def _index_tile(rank: int, letter: str, style: FaceStyle, ppm: float, rng, scale: float | None = None,
+                layout: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The index as (bgr, alpha) tile: numeral over letter (``under``, the contract's), letter over numeral
+    (``above``) or letter right of the numeral (``beside``)."""
+    scale = style.index_scale if scale is None else scale
+    layout = (style.layout if style.layout != "centre" else "under") if layout is None else layout
+    thick = max(1, int(round((0.6 if style.pen_rank else 0.9) * style.weight * ppm * scale)))
     rank_text = "W" if (rank == 0 and style.wild_w) else str(rank)
-    nb, na = _glyph(rank_text, style.font, NUMERAL_H_MM * ppm, thick, style.ink, rng, False)
+    rfont = PEN_FONTS[rng.integers(len(PEN_FONTS))] if style.pen_rank else style.font
+    nb, na = _glyph(rank_text, rfont, NUMERAL_H_MM * ppm * scale, thick, style.ink, rng, style.pen_rank, style,
+                    ttf=not style.pen_rank)
     lfont = PEN_FONTS[rng.integers(len(PEN_FONTS))] if style.pen_letter else style.font
-    lthick = max(1, int(round((0.6 if style.pen_letter else 0.8) * style.weight * ppm)))
-    lb, la = _glyph(letter, lfont, LETTER_H_MM * ppm, lthick, style.letter_ink, rng, style.pen_letter)
-    gap = int(round(GAP_MM * ppm))
-    w = max(na.shape[1], la.shape[1])
-    h = na.shape[0] + gap + la.shape[0]
+    lthick = max(1, int(round((0.6 if style.pen_letter else 0.8) * style.weight * ppm * scale)))
+    lb, la = _glyph(letter, lfont, LETTER_H_MM * ppm * scale, lthick, style.letter_ink, rng, style.pen_letter, style,
+                    ttf=not style.pen_letter)
+    gap = int(round(GAP_MM * ppm * scale))
+    if layout == "beside":
+        w = na.shape[1] + gap + la.shape[1]
+        h = max(na.shape[0], la.shape[0])
+        parts = [(nb, na, 0, h - na.shape[0]), (lb, la, na.shape[1] + gap, h - la.shape[0])]
+    else:
+        w = max(na.shape[1], la.shape[1])
+        h = na.shape[0] + gap + la.shape[0]
+        top, bot = ((nb, na), (lb, la)) if layout == "under" else ((lb, la), (nb, na))
+        parts = [(top[0], top[1], (w - top[1].shape[1]) // 2, 0),
+                 (bot[0], bot[1], (w - bot[1].shape[1]) // 2, top[1].shape[0] + gap)]
     bgr = np.zeros((h, w, 3), np.float32)
     alpha = np.zeros((h, w), np.float32)
-    x0 = (w - na.shape[1]) // 2
-    bgr[: na.shape[0], x0 : x0 + na.shape[1]] = nb
-    alpha[: na.shape[0], x0 : x0 + na.shape[1]] = na
-    x1 = (w - la.shape[1]) // 2
-    y1 = na.shape[0] + gap
-    bgr[y1 : y1 + la.shape[0], x1 : x1 + la.shape[1]] = lb
-    alpha[y1 : y1 + la.shape[0], x1 : x1 + la.shape[1]] = la
+    for b, a, x, y in parts:
+        bgr[y : y + a.shape[0], x : x + a.shape[1]] = b
+        alpha[y : y + a.shape[0], x : x + a.shape[1]] = a
     return bgr, alpha
 
 
@@ -156,7 +249,9 @@ def index_boxes_mm(style: FaceStyle) -> float:
     return NUMERAL_H_MM + GAP_MM + LETTER_H_MM
 
 
-def _art(img: np.ndarray, rank: int, style: FaceStyle, ppm: float, rng) -> None:
+def _art(img: np.ndarray, rank: int, style: FaceStyle | None, ppm: float, rng) -> None:
+    if style is None:
+        return
     h, w = img.shape[:2]
     cx, cy = w / 2, h / 2
     col = tuple(int(c) for c in style.ink)
@@ -198,12 +293,20 @@ def render_card(rank: int, letter: str, style: FaceStyle = PRINT_STYLE, px_per_m
     if style.border:
         m = int(round(1.6 * px_per_mm))
         cv2.rectangle(img, (m, m), (W - 1 - m, H - 1 - m), tuple(int(c) for c in style.ink), max(1, int(0.3 * px_per_mm)), cv2.LINE_AA)
-    _art(img, rank, style, px_per_mm, rng)
+    _art(img, rank, style if style.layout != "centre" else None, px_per_mm, rng)
     img = img.astype(np.float32)
-    bgr, alpha = _index_tile(rank, letter, style, px_per_mm, rng)
+    if style.layout == "centre":  # a big index in the middle, a small one in the corners
+        cb, ca = _index_tile(rank, letter, style, px_per_mm, rng, scale=2.2 * style.index_scale, layout="under")
+        if ca.shape[0] < H - 4 and ca.shape[1] < W - 4:
+            cv2.rectangle(img, (W // 2 - ca.shape[1] // 2 - 4, H // 2 - ca.shape[0] // 2 - 4),
+                          (W // 2 + ca.shape[1] // 2 + 4, H // 2 + ca.shape[0] // 2 + 4), tuple(float(c) for c in style.paper), -1)
+            _paste(img, cb, ca, W // 2 - ca.shape[1] // 2, H // 2 - ca.shape[0] // 2)
+        bgr, alpha = _index_tile(rank, letter, style, px_per_mm, rng, scale=0.65 * style.index_scale, layout="under")
+    else:
+        bgr, alpha = _index_tile(rank, letter, style, px_per_mm, rng)
     ih, iw = alpha.shape
-    x = int(round(INDEX_X_MM * px_per_mm))
-    y = int(round(INDEX_Y_MM * px_per_mm))
+    x = int(round(style.margin_mm * px_per_mm))
+    y = int(round(style.margin_mm * px_per_mm))
     _paste(img, bgr, alpha, x, y)
     _paste(img, bgr[::-1, ::-1], alpha[::-1, ::-1], W - x - iw, H - y - ih)
     pad = 0.8 * px_per_mm

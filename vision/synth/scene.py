@@ -90,7 +90,11 @@ def _place_start(rng, n, inside):
     return out
 
 
-def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width: int = 1280, height: int = 720) -> Scene:
+def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width: int = 1280, height: int = 720,
+               fonts=None, deck_style=None) -> Scene:
+    """``fonts``: (family, files) pairs (vision.fonts.split_fonts) the decks' faces are set in, with many index
+    layouts; None: the project's own Hershey faces with the contract's index layout (the original scenes).
+    ``deck_style``: every card in this one face (a given deck, e.g. an enrolled one)."""
     rng = np.random.default_rng(seed)
     surface = surfaces[rng.integers(len(surfaces))]
     img = make_surface(surface, rng, width, height).astype(np.float32)
@@ -104,7 +108,9 @@ def make_scene(seed: int, layout: str = "start", surfaces=TRAIN_SURFACES, width:
     order = rng.permutation(len(deck))
     di = iter(order)
     # A table has one deck style (or two when a mixed/home-made deck is on the table).
-    styles = [random_style(rng) for _ in range(2)]
+    styles = [random_style(rng, fonts) for _ in range(2)]
+    if deck_style is not None:
+        styles = [deck_style, deck_style]
     ppm = 3.5
     placements = []  # (rank, letter, style, cx, cy, ang)
     if layout == "mixed":

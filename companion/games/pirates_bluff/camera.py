@@ -48,17 +48,26 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     n = PIRATES72.size
     order = sorted(range(n), key=lambda i: PIRATES72.cards[i])  # the rule's order over the reader's codes
     # the reader's odds on a card it could not read are not to be trusted far: part of its weight goes to every card
+    # an index whose card the camera did not find (``unseen_card``: set by the camera's corner reader, which reads
+    # other decks) counts as a starting card of unknown code
+    unseen = [c for c in reads if c.kind == "index" and getattr(c, "unseen_card", False)]
     P = np.stack([_posterior(c, np) if c.rank is not None else (1 - mix) * _posterior(c, np) + mix / n
-                  for c in starting])[:, order]
+                  for c in starting] + [np.full(n, 1 / n) for _ in unseen])[:, order]
     above = np.clip(1 - np.cumsum(P, axis=1), 0, 1)  # P_j(card > c)
     lowest = np.empty(len(P))
     for i in range(len(P)):
         others = np.prod(np.delete(above, i, axis=0), axis=0)
         lowest[i] = float((P[i] * others).sum())
+    n_start = len(starting)
+    starting = starting + unseen
     best = int(lowest.argmax())
     c = starting[best]
-    if c.rank is None or lowest[best] < min_prob:
+    # every card that might be the lowest, with P(it is): the players decide on these when none is named
+    cands = [{"position": [round(float(v), 1) for v in starting[i].center],
+              "card": starting[i].code if i < n_start else None, "p_lowest": round(float(lowest[i]), 4)}
+             for i in np.argsort(-lowest) if lowest[i] >= 0.01]
+    if best >= n_start or c.rank is None or lowest[best] < min_prob:
         return {"card": None, "reason": "a starting card that may be the lowest is unreadable",
-                "probability": round(float(lowest[best]), 4)}
+                "probability": round(float(lowest[best]), 4), "candidates": cands}
     return {"card": c.code, "position": [round(float(v), 1) for v in c.center], "corners": c.to_json()["corners"],
-            "probability": round(float(lowest[best]), 4)}
+            "probability": round(float(lowest[best]), 4), "candidates": cands}

@@ -1,0 +1,149 @@
+"""Deck enrollment end to end (`pirate-table deck enroll / list / remove`, `scan --deck NAME`) and its refusals.
+
+A deck is rendered in a font family of the HELD-OUT split (no model or threshold ever saw it) with an index
+layout outside the training ranges (bigger, further from the edge); its nine row photos are written, the deck is
+enrolled through the CLI, and synthetic scenes of that deck are scanned with the profile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(not (ROOT / "models" / "corner_reader.onnx").exists(), reason="no corner reader model")
+
+
+def _deck_style():
+    from vision.decks.render import FaceStyle
+    from vision.fonts import split_fonts
+
+    fonts = dict(split_fonts("held_out"))
+    fam = "DejaVu Sans" if "DejaVu Sans" in fonts else sorted(fonts)[0]
+    path = [f for f in fonts[fam] if "Bold" in f] or list(fonts[fam])
+    return FaceStyle(font_path=path[0], layout="beside", index_scale=1.35, margin_mm=5.0, ink=(40, 30, 120),
+                     letter_ink=(40, 30, 120), paper=(236, 244, 250), border=True, art=1, seed=77)
+
+
+def _cli(args, data, **kw):
+    env = dict(os.environ, PIRATE_TABLE_DATA=str(data))
+    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600, **kw)
+
+
+def _rows(folder: Path, style, seed=0) -> Path:
+    from vision.synth.rows import row_photo
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in range(9):
+        cv2.imwrite(str(folder / f"{r}.jpg"), row_photo(style, r, seed + r), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return folder
+
+
+def _refused(res, place: str):
+    assert res.returncode == 2, res.stderr
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pirate-table: error: ") and place in lines[0], res.stderr
+
+
+@pytest.fixture(scope="module")
+def enrolled(tmp_path_factory):
+    data = tmp_path_factory.mktemp("data")
+    rows = _rows(tmp_path_factory.mktemp("rows") / "mydeck", _deck_style())
+    res = _cli(["deck", "enroll", "mydeck", "--base", "pirates-bluff", "--rows", str(rows)], data)
+    assert res.returncode == 0, res.stderr
+    return data, rows
+
+
+def test_enroll_refusals_leave_nothing_behind(enrolled, tmp_path):
+    from vision.synth.rows import row_photo
+
+    data, rows = enrolled
+    before = sorted(p.name for p in (data / "decks").iterdir())
+    style = _deck_style()
+
+    def fresh(name):
+        d = tmp_path / name
+        d.mkdir()
+        for r in range(9):
+            (d / f"{r}.jpg").write_bytes((rows / f"{r}.jpg").read_bytes())
+        return d
+
+    # a duplicate name
+    _refused(_cli(["deck", "enroll", "mydeck", "--base", "pirates-bluff", "--rows", str(rows)], data), "NAME")
+    # a bad name, an unknown base
+    _refused(_cli(["deck", "enroll", "My Deck!", "--base", "pirates-bluff", "--rows", str(rows)], data), "NAME")
+    _refused(_cli(["deck", "enroll", "other", "--base", "poker", "--rows", str(rows)], data), "--base")
+    # 7 and 9 cards in a photo
+    d = fresh("seven")
+    cv2.imwrite(str(d / "3.jpg"), row_photo(style, 3, 5, n=7))
+    _refused(_cli(["deck", "enroll", "other", "--base", "pirates-bluff", "--rows", str(d)], data), "3.jpg: found 7 cards")
+    d = fresh("nine")
+    cv2.imwrite(str(d / "5.jpg"), row_photo(style, 5, 6, n=9, letters="ABCDEFGHA"))
+    _refused(_cli(["deck", "enroll", "other", "--base", "pirates-bluff", "--rows", str(d)], data), "5.jpg: found 9 cards")
+    # an unreadable file
+    d = fresh("broken")
+    (d / "6.jpg").write_bytes(b"not a jpeg at all")
+    _refused(_cli(["deck", "enroll", "other", "--base", "pirates-bluff", "--rows", str(d)], data), "6.jpg: cannot read image")
+    # wrong names: a missing photo, an extra one
+    d = fresh("missing")
+    (d / "8.jpg").rename(d / "eight.jpg")
+    _refused(_cli(["deck", "enroll", "other", "--base", "pirates-bluff", "--rows", str(d)], data), "eight.jpg")
+    (d / "eight.jpg").unlink()
+    _refused(_cli(["deck", "enroll", "other", "--base", "pirates-bluff", "--rows", str(d)], data), "8.jpg: missing")
+    _refused(_cli(["deck", "enroll", "other", "--base", "pirates-bluff", "--rows", str(tmp_path / "nope")], data), "--rows")
+    _refused(_cli(["deck", "remove", "ghost"], data), "NAME")
+    # nothing half-written: the decks folder is as it was (no "other", no temporary folder)
+    assert sorted(p.name for p in (data / "decks").iterdir()) == before
+
+
+def test_enroll_list_scan_remove(enrolled, tmp_path):  # runs after the refusals: it removes the deck
+    from vision.synth.scene import make_scene
+    from vision.synth.surfaces import HELD_OUT_SURFACES
+
+    data, _rows_dir = enrolled
+    meta = json.loads((data / "decks" / "mydeck" / "deck.json").read_text())
+    assert meta["cpu_s"] <= 120, meta  # <= 2 min of CPU
+    listed = json.loads(_cli(["deck", "list", "--json"], data).stdout)
+    assert [d["name"] for d in listed] == ["mydeck"]
+    # scenes of the enrolled deck, read with its profile
+    style = _deck_style()
+    exact = wrong = total = 0
+    for k in range(6):
+        sc = make_scene(8_100_000 + k, "start", HELD_OUT_SURFACES, deck_style=style)
+        img = tmp_path / f"s{k}.jpg"
+        cv2.imwrite(str(img), sc.image)
+        res = _cli(["scan", str(img), "--deck", "mydeck", "--json", "--first-bidder"], data)
+        assert res.returncode == 0, res.stderr
+        out = json.loads(res.stdout)
+        assert out["deck"] == "mydeck"
+        for g in (c for c in sc.cards if c.card_visible >= 0.97):
+            total += 1
+            hits = [c for c in out["cards"] if c["kind"] == "card"
+                    and cv2.pointPolygonTest(g.quad.reshape(-1, 1, 2), tuple(np.mean(c["corners"], 0)), False) >= 0]
+            if hits and hits[0]["card"] == g.code:
+                exact += 1
+            elif hits and hits[0]["card"] is not None:
+                wrong += 1
+        fb = out["first_bidder"]
+        if fb["card"] is not None:
+            from companion.decks.pirates72 import PBCard
+
+            gmin = min((c for c in sc.cards if c.card_visible >= 0.97), key=lambda g: PBCard(g.rank, g.letter))
+            assert fb["card"] == gmin.code
+    assert wrong == 0
+    assert exact >= 0.9 * total, (exact, total)
+    res = _cli(["deck", "remove", "mydeck"], data)
+    assert res.returncode == 0
+    assert json.loads(_cli(["deck", "list", "--json"], data).stdout) == []
+    # an unknown deck is refused on scan
+    _refused(_cli(["scan", str(tmp_path / "s0.jpg"), "--deck", "mydeck", "--json"], data), "--deck")

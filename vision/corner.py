@@ -1,0 +1,409 @@
+"""The corner reader: reads a card's rank and letter from a whole corner region, wherever the index sits in it.
+
+The first reader (``index_reader``) reads a fixed 7.6 x 16.2 mm box where our own renderer puts the index. Real
+decks put it elsewhere: letter beside or above the rank, bigger or smaller, further from the edge, a big centre
+index with a small corner one. This reader takes the card's whole corner region (``CORNER_FRAC`` of the card's
+width and height from a corner, as the card's outline puts it: ~26 x 35 mm of a poker card) and finds the index
+in it itself (a CNN whose last features are pooled over the whole region). Outputs: rank 0-8 or 9 = "no index
+upright in this corner" (a corner without an index, or the card read the wrong way round), letter A-H, and the
+pooled features (``feat``: deck enrollment builds its per-deck head on them, see vision/enroll.py).
+
+Training data (``gen_corner_crops``): single cards, each rendered in a random face of the ``train`` font split
+(vision/fonts.py; 15 % Hershey or pen faces, and a share of the project's own Hershey-only faces), random layout,
+index size and margin, paper and ink; put on a random training surface through a random perspective (card
+90-190 px wide, turned any way, up to ~35 degrees of tilt), lit unevenly, glare, blur, noise, JPEG; then cropped
+with the runtime's own crop code from an outline with an edge snapper's typical error. Per card: the two index
+corners (labelled) and the two corners a card read the wrong way round would give (labelled 9).
+
+Calibration: one temperature (rank and letter logits divided by T) fitted on crops of the ``calibration`` font
+split only; the reliability table of the calibrated reader is written beside the model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CORNER_FRAC = (0.42, 0.40)  # of the card's (width, height), from the corner
+CORNER_W, CORNER_H = 42, 56
+LETTERS = "ABCDEFGH"
+
+
+def corner_regions(card_quad: np.ndarray) -> list[np.ndarray]:
+    """The two index corner regions (TL, TR, BR, BL as read upright) of a card quad (TL, TR, BR, BL, long side
+    vertical): the top-left one and the bottom-right one (turned 180 degrees)."""
+    fx, fy = CORNER_FRAC
+    unit = np.array([[0, 0], [fx, 0], [fx, fy], [0, fy]], np.float32)
+    src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    out = []
+    for roll in (0, 2):
+        q = np.roll(card_quad, -roll, axis=0).astype(np.float32)
+        M = cv2.getPerspectiveTransform(src, q)
+        out.append(cv2.perspectiveTransform(unit[None], M)[0].astype(np.float32))
+    return out
+
+
+def crop_region(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    dst = np.array([[0, 0], [CORNER_W, 0], [CORNER_W, CORNER_H], [0, CORNER_H]], np.float32)
+    M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return cv2.warpPerspective(gray, M, (CORNER_W, CORNER_H), flags=cv2.INTER_AREA if _shrink(quad) else cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _shrink(quad) -> bool:
+    return float(np.linalg.norm(quad[1] - quad[0])) > 1.6 * CORNER_W
+
+
+def normalize(crops: np.ndarray) -> np.ndarray:
+    """uint8 (N, H, W) -> float32 (N, 1, H, W) in [-1, 1], contrast-stretched per crop (2nd-98th percentile)."""
+    c = crops.astype(np.float32)
+    lo, hi = np.percentile(c, [2, 98], axis=(1, 2))
+    c = (c - lo[:, None, None]) / np.maximum(hi - lo, 8.0)[:, None, None]
+    return (np.clip(c, 0, 1) * 2 - 1)[:, None].astype(np.float32)
+
+
+# ------------------------------------------------------------------ data
+def _card_sample(rng, fonts, legacy_share: float = 0.2):
+    """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index)."""
+    from vision.decks.render import random_style, render_card
+    from vision.synth.surfaces import TRAIN_SURFACES, make_surface
+
+    style_rng = np.random.default_rng(int(rng.integers(1 << 62)))
+    style = random_style(style_rng, None if rng.random() < legacy_share else fonts)
+    rank, lt = int(rng.integers(9)), int(rng.integers(8))
+    face, _ = render_card(rank, LETTERS[lt], style, 4.0)
+    fh, fw = face.shape[:2]
+    wpx = rng.uniform(90, 190)
+    hpx = wpx * fh / fw
+    S = int(max(wpx, hpx) * 1.6) + 20
+    bg = make_surface(TRAIN_SURFACES[rng.integers(len(TRAIN_SURFACES))], rng, S, S).astype(np.float32)
+    ang = rng.uniform(0, 2 * math.pi)
+    c, s = math.cos(ang), math.sin(ang)
+    base = np.array([[-wpx / 2, -hpx / 2], [wpx / 2, -hpx / 2], [wpx / 2, hpx / 2], [-wpx / 2, hpx / 2]])
+    # perspective: a tilted camera shrinks the far side (up to ~30 %), plus a little shear
+    tilt = rng.uniform(0, 0.3)
+    tdir = rng.uniform(0, 2 * math.pi)
+    dvec = np.array([math.cos(tdir), math.sin(tdir)])
+    k = 1 - tilt * (base @ dvec) / max(wpx, hpx)
+    pts = base * k[:, None]
+    pts = pts @ np.array([[c, s], [-s, c]]) + S / 2 + rng.normal(0, 0.015 * wpx, (4, 2))
+    quad = pts.astype(np.float32)
+    src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
+    M = cv2.getPerspectiveTransform(src, quad)
+    warped = cv2.warpPerspective(face, M, (S, S), flags=cv2.INTER_AREA).astype(np.float32)
+    mask = cv2.warpPerspective(np.full((fh, fw), 1.0, np.float32), M, (S, S), flags=cv2.INTER_LINEAR)
+    img = bg * (1 - mask[..., None]) + warped * mask[..., None]
+    # occasionally another card's edge lies near (a neighbour in a fan or on the table)
+    ys, xs = np.mgrid[0:S, 0:S].astype(np.float32)
+    g = 1 + rng.uniform(-0.35, 0.35) * (xs / S - 0.5) + rng.uniform(-0.35, 0.35) * (ys / S - 0.5)
+    tint = 1 + rng.uniform(-0.12, 0.12) * np.array([1, 0, -1], np.float32)
+    img = img * g[..., None] * tint * rng.uniform(0.6, 1.1)
+    if rng.random() < 0.35:
+        cx, cy, r = rng.uniform(0, S), rng.uniform(0, S), rng.uniform(10, 60)
+        img += rng.uniform(40, 150) * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * r * r))[..., None]
+    if rng.random() < 0.3:  # a shadow band
+        a, off = rng.uniform(0, math.pi), rng.uniform(-S / 3, S / 3)
+        band = (xs - S / 2) * math.cos(a) + (ys - S / 2) * math.sin(a) > off
+        img *= np.where(band, rng.uniform(0.55, 0.9), 1.0)[..., None]
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    u = rng.random()
+    if u < 0.5:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.4))
+    elif u < 0.7:
+        kk = int(rng.integers(3, 7))
+        ker = np.zeros((kk, kk), np.float32)
+        ker[kk // 2, :] = 1 / kk
+        R = cv2.getRotationMatrix2D((kk / 2 - 0.5, kk / 2 - 0.5), rng.uniform(0, 180), 1)
+        ker = cv2.warpAffine(ker, R, (kk, kk))
+        img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
+    img = np.clip(img.astype(np.float32) + rng.normal(0, rng.uniform(0, 8), img.shape), 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
+    gray = cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+    return gray, quad, rank, lt
+
+
+def _noisy(quad, rng):
+    short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
+    sd = 0.025 if rng.random() < 0.85 else 0.06
+    return (quad + rng.normal(0, sd * short, (4, 2))).astype(np.float32)
+
+
+def _crops_chunk(args):
+    seed, n, split = args
+    from vision.fonts import split_fonts
+
+    fonts = split_fonts(split)
+    rng = np.random.default_rng(seed)
+    C, R, L = [], [], []
+    for _ in range(n):
+        gray, quad, rank, lt = _card_sample(rng, fonts)
+        q = _noisy(quad, rng)
+        for reg in corner_regions(q):
+            C.append(crop_region(gray, reg))
+            R.append(rank)
+            L.append(lt)
+        for reg in corner_regions(np.roll(q, -1, axis=0)):  # read the wrong way round: no upright index
+            C.append(crop_region(gray, reg))
+            R.append(9)
+            L.append(-100)
+    return np.stack(C), np.array(R, np.int64), np.array(L, np.int64)
+
+
+def gen_corner_crops(n_cards: int, seed: int, split: str = "train", workers: int = 1):
+    """Corner crops of ``n_cards`` synthetic cards in faces of font split ``split``: (X uint8 [N,H,W], R, L)."""
+    chunks = [(seed * 1000 + k, min(500, n_cards - k * 500), split) for k in range((n_cards + 499) // 500)]
+    if workers > 1 and len(chunks) > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_crops_chunk, chunks)
+    else:
+        parts = [_crops_chunk(c) for c in chunks]
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
+
+
+# ------------------------------------------------------------------ model
+def make_net():
+    import torch
+    import torch.nn as nn
+
+    def block(i, o):
+        return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class CornerReader(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.f = nn.Sequential(
+                block(1, 16), block(16, 16), nn.MaxPool2d(2),  # 28 x 21
+                block(16, 32), block(32, 32), nn.MaxPool2d(2),  # 14 x 10
+                block(32, 64), block(64, 64), nn.MaxPool2d(2),  # 7 x 5
+                block(64, 128),
+            )
+            self.drop = nn.Dropout(0.1)
+            self.rank = nn.Linear(256, 10)
+            self.letter = nn.Linear(256, 8)
+
+        def forward(self, x):
+            z = self.f(x)
+            feat = torch.cat([z.mean((2, 3)), z.amax((2, 3))], 1)  # the index can be anywhere in the region
+            h = self.drop(feat)
+            return self.rank(h), self.letter(h), feat
+
+    return CornerReader()
+
+
+def _augment(xb, rng):
+    import torch
+
+    n = xb.shape[0]
+    g = torch.from_numpy(rng.uniform(0.7, 1.2, (n, 1, 1, 1)).astype(np.float32))
+    b = torch.from_numpy(rng.uniform(-0.2, 0.2, (n, 1, 1, 1)).astype(np.float32))
+    xb = xb * g + b + torch.randn_like(xb) * float(rng.uniform(0, 0.1))
+    dx, dy = int(rng.integers(-2, 3)), int(rng.integers(-2, 3))
+    return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
+
+
+def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3, log=print, threads: int = 2,
+          init: Path | None = None):
+    """Train from scratch on normalized crops X (N,1,H,W); export ONNX (outputs rank, letter, feat) + .pt."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    net = make_net()
+    if init:  # continue an earlier run of this recipe
+        net.load_state_dict(torch.load(str(init)))
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(steps, 2))
+    Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
+    net.train()
+    t0 = time.time()
+    for step in range(steps):
+        idx = torch.from_numpy(rng.integers(0, len(X), batch))
+        pr, pl, _ = net(_augment(Xt[idx], rng))
+        loss = F.cross_entropy(pr, Rt[idx]) + F.cross_entropy(pl, Lt[idx], ignore_index=-100)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step % 200 == 0 or step == steps - 1:
+            log(f"corner reader step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
+    net.eval()
+    export(net, out_onnx)
+    return net
+
+
+def export(net, out_onnx: Path, temperature: float = 1.0):
+    """ONNX with the temperature folded into the heads (logits / T): the runtime's softmax is calibrated."""
+    import copy
+
+    import torch
+
+    net = copy.deepcopy(net).eval()
+    with torch.no_grad():
+        for head in (net.rank, net.letter):
+            head.weight /= temperature
+            head.bias /= temperature
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 1, CORNER_H, CORNER_W), str(out_onnx), input_names=["crop"],
+                      output_names=["rank", "letter", "feat"],
+                      dynamic_axes={k: {0: "n"} for k in ("crop", "rank", "letter", "feat")}, opset_version=17, dynamo=False)
+    torch.save(net.state_dict(), out_onnx.with_suffix(".pt"))
+
+
+def quantize(onnx_fp32: Path, out: Path, X: np.ndarray) -> Path:
+    """Static int8 (QDQ, per-channel weights, MinMax calibration on the normalized crops X) for the runtime."""
+    import tempfile
+
+    from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Crops(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{"crop": X[i : i + 64]} for i in range(0, len(X), 64)])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(onnx_fp32), str(pre))
+        quantize_static(str(pre), str(out), Crops(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8, per_channel=True, calibrate_method=CalibrationMethod.MinMax)
+    return out
+
+
+def logits(onnx_path: Path, X: np.ndarray, threads: int = 2):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    sess = ort.InferenceSession(str(onnx_path), so, providers=["CPUExecutionProvider"])
+    outs = [sess.run(None, {"crop": X[i : i + 512]}) for i in range(0, len(X), 512)]
+    return np.concatenate([o[0] for o in outs]), np.concatenate([o[1] for o in outs]), np.concatenate([o[2] for o in outs])
+
+
+def _softmax(z):
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+def code_probs(pr: np.ndarray, pl: np.ndarray) -> np.ndarray:
+    """(N, 72) P(code) from rank (N, 10) and letter (N, 8) probabilities; the "no index" share spread evenly."""
+    return (pr[:, :9, None] * pl[:, None, :]).reshape(len(pr), 72) + pr[:, 9:10] / 72
+
+
+def fit_temperature(zr, zl, R, L) -> float:
+    """One temperature for both heads, minimising the NLL on (calibration-split) crops."""
+    best, best_t = np.inf, 1.0
+    lab = L >= 0
+    for t in np.exp(np.linspace(math.log(0.5), math.log(4.0), 61)):
+        pr, pl = _softmax(zr / t), _softmax(zl / t)
+        nll = -np.log(np.maximum(pr[np.arange(len(R)), R], 1e-12)).mean()
+        nll += -np.log(np.maximum(pl[np.arange(len(L))[lab], L[lab]], 1e-12)).mean()
+        if nll < best:
+            best, best_t = nll, float(t)
+    return best_t
+
+
+def reliability(conf: np.ndarray, right: np.ndarray, bins=(0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0001)) -> list:
+    rows = []
+    for lo, hi in zip(bins[:-1], bins[1:]):
+        m = (conf >= lo) & (conf < hi)
+        if m.any():
+            rows.append({"bin": [lo, min(hi, 1.0)], "n": int(m.sum()), "mean_conf": round(float(conf[m].mean()), 4),
+                         "accuracy": round(float(right[m].mean()), 4)})
+    return rows
+
+
+def evaluate_crops(onnx_path: Path, X, R, L) -> dict:
+    """Per-crop figures on labelled corner crops (index corners only): code accuracy, wrong at >= 0.9."""
+    zr, zl, _ = logits(onnx_path, X)
+    p = code_probs(_softmax(zr), _softmax(zl))
+    m = R < 9
+    truth = R[m] * 8 + L[m]
+    k = p[m].argmax(1)
+    conf = p[m].max(1)
+    right = k == truth
+    none_ok = float((_softmax(zr)[~m].argmax(1) == 9).mean()) if (~m).any() else float("nan")
+    return {"crops": int(m.sum()), "code_accuracy": round(float(right.mean()), 4),
+            "read_at_0.9": round(float((conf >= 0.9).mean()), 4),
+            "wrong_at_0.9": round(float(((conf >= 0.9) & ~right).mean()), 5),
+            "no_index_recognised": round(none_ok, 4), "reliability": reliability(conf, right)}
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m vision.corner", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cards", type=int, default=30000, help="training cards (4 crops each)")
+    ap.add_argument("--calib-cards", type=int, default=3000)
+    ap.add_argument("--steps", type=int, default=6000)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default=None, help="default models/")
+    ap.add_argument("--work", default=None, help="crop cache folder (default out/train)")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
+    ap.add_argument("--init", default=None, help="continue from this corner_reader.pt")
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=0, help="batch order seed")
+    ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
+    a = ap.parse_args(argv)
+    root = Path(__file__).resolve().parent.parent
+    out = Path(a.out) if a.out else root / "models"
+    work = Path(a.work) if a.work else root / "out" / "train"
+    if a.smoke:
+        a.cards, a.calib_cards, a.steps, a.batch, a.workers = 20, 10, 3, 16, 1
+    out.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    rep = {}
+    t0 = time.time()
+    cache = work / f"corner_train_{a.cards}.npz"
+    if cache.exists() and not a.smoke:
+        z = np.load(cache)
+        C, R, L = z["C"], z["R"], z["L"]
+    else:
+        C, R, L = gen_corner_crops(a.cards, seed=1, split="train", workers=a.workers)
+        if not a.smoke:
+            np.savez(cache, C=C, R=R, L=L)
+    rep["train_crops"] = int(len(C))
+    rep["gen_s"] = round(time.time() - t0, 1)
+    t0 = time.time()
+    onnx_path = out / "corner_reader.onnx"
+    net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch, threads=a.threads, lr=a.lr,
+                init=Path(a.init) if a.init else None)
+    rep["train_s"] = round(time.time() - t0, 1)
+    # temperature on the calibration font split only
+    Cc, Rc, Lc = gen_corner_crops(a.calib_cards, seed=2, split="calibration", workers=a.workers)
+    Xc = normalize(Cc)
+    zr, zl, _ = logits(onnx_path, Xc)
+    T = fit_temperature(zr, zl, Rc, Lc)
+    export(net, onnx_path, T)
+    rep["temperature"] = round(T, 4)
+    rep["calibration"] = evaluate_crops(onnx_path, Xc, Rc, Lc)
+    t0 = time.time()
+    rng = np.random.default_rng(3)
+    quantize(onnx_path, out / "corner_reader.int8.onnx", normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+    rep["quantize_s"] = round(time.time() - t0, 1)
+    rep["calibration_int8"] = evaluate_crops(out / "corner_reader.int8.onnx", Xc, Rc, Lc)
+    (out / "corner_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in rep.items() if k != "calibration"}))
+    for k in ("calibration", "calibration_int8"):
+        print(k, json.dumps({a: b for a, b in rep[k].items() if a != "reliability"}))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Figures on real photographs (../shared/data/real-cards, evaluation only: never copied into the repository).
+
+The photos show standard decks, not Pirate's Bluff cards, so only what our reader can name is scored:
+- ``bidly/``: corner-index boxes labelled rank + suit. Ranks 2-8 are digits our reader knows (its ranks are 0-8);
+  each such index is cropped from its box (in all four quarter turns: the photos show every orientation) and
+  read by the index reader; the surest upright reading counts. Scored: rank right / rank wrong with confidence
+  (P(rank) >= 0.9) / not read. The suit is a symbol, not a letter: not scored.
+- ``edje-pinochle/``: whole-card boxes (ranks 9-A, none of which our reader knows): the detector's card recall
+  (a detected card whose centre lies in a labelled box) and its false cards.
+
+    python -m vision.realcards [DIR]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DEFAULT = Path("/work/shared/data/real-cards") if Path("/work/shared/data/real-cards").is_dir() else \
+    Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "real-cards"
+
+
+def _softmax(z):
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+def bidly(root: Path, min_conf: float = 0.9) -> dict:
+    import onnxruntime as ort
+
+    from vision.detect import MODELS
+    from vision.geometry import crop_quad, normalize_crops
+
+    sess = ort.InferenceSession(str(MODELS / "index_reader.onnx"), providers=["CPUExecutionProvider"])
+    st = {"indices": 0, "right": 0, "wrong_confident": 0, "unread": 0}
+    for js in sorted((root / "bidly").glob("*.json")):
+        lab = json.loads(js.read_text())
+        img = cv2.imread(str(root / "bidly" / lab["image"]), cv2.IMREAD_GRAYSCALE)
+        for c in lab["cards"]:
+            rank = c["label"][:-1]
+            if rank not in {"2", "3", "4", "5", "6", "7", "8"}:
+                continue
+            x0, y0, x1, y1 = c["box"]
+            q = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+            crops = []
+            for r in range(4):  # every quarter turn: the tall reading is upright for two of them
+                qq = np.roll(q, -r, axis=0)
+                crops.append(crop_quad(img, qq, expand=1.0))
+            zr, _zl = sess.run(None, {"crop": normalize_crops(np.stack(crops))})
+            pr = _softmax(zr)
+            j = int(pr[:, 9].argmin())  # the surest "an index is upright here"
+            k = int(pr[j, :9].argmax())
+            p = float(pr[j, k] / max(1e-9, 1 - pr[j, 9]))
+            st["indices"] += 1
+            if p < min_conf:
+                st["unread"] += 1
+            elif k == int(rank):
+                st["right"] += 1
+            else:
+                st["wrong_confident"] += 1
+    return st
+
+
+def edje(root: Path) -> dict:
+    from vision.detect import Scanner
+
+    sc = Scanner("ort")
+    st = {"images": 0, "cards": 0, "found": 0, "false_cards": 0}
+    for js in sorted((root / "edje-pinochle").glob("test_*.json")):
+        lab = json.loads(js.read_text())
+        img = cv2.imread(str(root / "edje-pinochle" / lab["image"]), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        dets = [d for d in sc.detector(img) if d[0] == 0 and d[1] >= 0.4]
+        st["images"] += 1
+        used = set()
+        for c in lab["cards"]:
+            x0, y0, x1, y1 = c["box"]
+            st["cards"] += 1
+            for i, d in enumerate(dets):
+                if i not in used and x0 <= d[2] <= x1 and y0 <= d[3] <= y1:
+                    used.add(i)
+                    st["found"] += 1
+                    break
+        st["false_cards"] += len(dets) - len(used)
+    return st
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    root = Path(argv[0]) if argv else DEFAULT
+    if not root.is_dir():
+        print(f"no real-card photos at {root}", file=sys.stderr)
+        return 2
+    res = {"bidly_rank_2_8": bidly(root), "edje_test_cards": edje(root)}
+    print(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
