@@ -9,9 +9,8 @@ the symbol is what tells them apart, so every drawing keeps the symbols' shapes 
 
 from __future__ import annotations
 
-import numpy as np
 
-from vision.decks.suited import Canvas, SuitedStyle, polar, random_suited_style, render_suited
+from vision.decks.suited import Canvas, SuitedFaces, SuitedStyle, polar
 
 PALETTES = (  # BGR per colour name
     {"blue": (200, 95, 20), "red": (40, 40, 205), "pink": (170, 95, 240), "yellow": (0, 170, 225),
@@ -103,26 +102,16 @@ PIP_COUNT = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7}
 PRINT_STYLE = SuitedStyle(weight=1.15, index="stacked", drawing="filled", palette=0, border=True, centre="pips")
 
 
-class IslandFaces:
+class IslandFaces(SuitedFaces):
     """The face renderer of island54 (``Deck.faces``)."""
 
     deck_id = "island54"
-    palettes = len(PALETTES)
+    PALETTES = PALETTES
+    PRINT = PRINT_STYLE
 
-    def print_style(self, size: str = "poker") -> SuitedStyle:
-        from dataclasses import replace
-
-        return replace(PRINT_STYLE, size=size)
-
-    def random_style(self, rng: np.random.Generator, fonts=None) -> SuitedStyle:
-        return random_suited_style(rng, len(PALETTES), fonts)
-
-    def render(self, card, style: SuitedStyle = PRINT_STYLE, px_per_mm: float = 4.0):
-        """(image uint8 BGR, index quads) of an ``IslandCard``."""
+    def face(self, card, style: SuitedStyle) -> tuple:  # an ``IslandCard``
         ink = PALETTES[style.palette % len(PALETTES)][card.colour]
-        court = card.rank in ("Q", "K")
-        return render_suited(card.rank, PIP_COUNT.get(card.rank, 0), court, SYMBOLS[card.suit], ink, style,
-                             px_per_mm)
+        return card.rank, PIP_COUNT.get(card.rank, 0), card.rank in ("Q", "K"), SYMBOLS[card.suit], ink
 
 
 FACES = IslandFaces()

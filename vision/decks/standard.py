@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.decks.suited import Canvas, SuitedStyle, random_suited_style, render_suited
+from vision.decks.suited import Canvas, SuitedFaces, SuitedStyle
 
 PALETTES = (  # BGR per suit letter
     {"S": (20, 20, 20), "C": (20, 20, 20), "H": (30, 30, 200), "D": (30, 30, 200)},
@@ -68,26 +68,18 @@ RANK_TEXT = {**{r: str(r) for r in range(2, 11)}, 11: "J", 12: "Q", 13: "K", 14:
 PRINT_STYLE = SuitedStyle(weight=1.1, index="stacked", drawing="filled", palette=0, border=True, centre="pips")
 
 
-class StandardFaces:
+class StandardFaces(SuitedFaces):
     """The face renderer of standard52 (``Deck.faces``)."""
 
     deck_id = "standard52"
-    palettes = len(PALETTES)
+    PALETTES = PALETTES
+    PRINT = PRINT_STYLE
 
-    def print_style(self, size: str = "poker") -> SuitedStyle:
-        from dataclasses import replace
-
-        return replace(PRINT_STYLE, size=size)
-
-    def random_style(self, rng: np.random.Generator, fonts=None) -> SuitedStyle:
-        return random_suited_style(rng, len(PALETTES), fonts)
-
-    def render(self, card, style: SuitedStyle = PRINT_STYLE, px_per_mm: float = 4.0):
-        """(image uint8 BGR, index quads) of a ``StdCard``."""
+    def face(self, card, style: SuitedStyle) -> tuple:  # a ``StdCard``
         ink = PALETTES[style.palette % len(PALETTES)][card.suit]
         court = card.rank in (11, 12, 13)
         pips = 1 if card.rank == 14 else (0 if court else card.rank)
-        return render_suited(RANK_TEXT[card.rank], pips, court, SYMBOLS[card.suit], ink, style, px_per_mm)
+        return RANK_TEXT[card.rank], pips, court, SYMBOLS[card.suit], ink
 
 
 FACES = StandardFaces()

@@ -89,6 +89,36 @@ def random_suited_style(rng: np.random.Generator, n_palettes: int, fonts=None) -
     )
 
 
+class SuitedFaces:
+    """A suited deck's face renderer (``Deck.faces``). A subclass names its deck (``deck_id``), its ``PALETTES``
+    and print style (``PRINT``), and says in ``face(card, style)`` what the card shows: (index text, pips, court
+    card?, symbol drawing, ink)."""
+
+    deck_id: str
+    PALETTES: tuple
+    PRINT: SuitedStyle
+
+    @property
+    def palettes(self) -> int:
+        return len(self.PALETTES)
+
+    def print_style(self, size: str = "poker") -> SuitedStyle:
+        from dataclasses import replace
+
+        return replace(self.PRINT, size=size)
+
+    def random_style(self, rng: np.random.Generator, fonts=None) -> SuitedStyle:
+        return random_suited_style(rng, len(self.PALETTES), fonts)
+
+    def face(self, card, style: SuitedStyle) -> tuple:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def render(self, card, style: SuitedStyle | None = None, px_per_mm: float = 4.0):
+        """(image uint8 BGR, index quads) of ``card``."""
+        style = self.PRINT if style is None else style
+        return render_suited(*self.face(card, style), style, px_per_mm)
+
+
 # ---------------------------------------------------------------- symbols
 SS = 4  # supersampling for symbol drawings
 
