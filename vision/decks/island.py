@@ -9,7 +9,6 @@ the symbol is what tells them apart, so every drawing keeps the symbols' shapes 
 
 from __future__ import annotations
 
-
 from vision.decks.suited import Canvas, SuitedFaces, SuitedStyle, polar
 
 PALETTES = (  # BGR per colour name
