@@ -306,6 +306,7 @@ class RowCameraService:
         self.kind = None
         self.cam = None
         self.simulated = None
+        self.frames = 0  # frames read so far
         self._last = None
         self._opened = threading.Event()
         self._stop = threading.Event()
@@ -363,6 +364,7 @@ class RowCameraService:
                 if not ok:
                     raise RuntimeError(f"The {self.kind} stopped giving frames.")
                 self._last = frame
+                self.frames += 1
                 if not self._stop.is_set():
                     self.post(lambda f=frame: self.on_frame(f))
         except Exception as exc:
