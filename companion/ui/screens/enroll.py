@@ -73,6 +73,7 @@ class EnrollScreen(Screen):
     def refresh(self):
         if self.cam is None and not self.busy and self.ids.steps.current != "done":
             self.ids.steps.current = "setup"
+            self.say_setup("")
         self.fill_decks()
 
     def fill_decks(self):
