@@ -161,3 +161,33 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
     assert not (app.test_data_dir / "decks" / "kitchen-deck").exists()
     assert "Deck kitchen-deck removed." in es.ids.setup_note.text and "No deck enrolled yet." in labels(es)
     assert "kitchen-deck" not in deck_list(app)
+
+
+def test_failed_enroll_says_its_line_and_leaves_nothing(app):
+    """The name is taken by another enrollment while the photos are taken: enroll refuses with its one line, the
+    screen says it, the other deck and the decks folder are as they were, the photos are gone."""
+    es = open_enroll(app)
+    es.ids.deck_name.text = "racing"
+    tap(es.ids.start)
+    cs, folder = es.cam, es.folder
+    for r in range(9):
+        fresh_frames(cs)
+        assert take(app, es).startswith("Found 8 cards")
+        if r == 8:  # someone else enrolls a deck of that name meanwhile
+            other = app.test_data_dir / "decks" / "racing"
+            other.mkdir(parents=True)
+            (other / "deck.json").write_text('{"base": "pirates-bluff"}\n')
+            before = sorted(p.name for p in (app.test_data_dir / "decks").iterdir())
+        tap(es.ids.use)
+    assert wait_until(lambda: not es.busy, 120)
+    assert es.ids.steps.current == "done" and es.ids.done_title.text == "Not enrolled"
+    line = es.ids.done_text.text.splitlines()[0]
+    assert line == "NAME: a deck named 'racing' is already enrolled (remove it first: `pirate-table deck remove racing`)"
+    assert app.status_error and app.status_text == line
+    assert es.result is None and not folder.exists()
+    assert sorted(p.name for p in (app.test_data_dir / "decks").iterdir()) == before
+    assert (other / "deck.json").read_text() == '{"base": "pirates-bluff"}\n'
+    tap(es.ids.done)
+    tap(find(es, tag="remove:racing"))
+    tap(find(es, tag="confirm:racing"))
+    assert not other.exists()
