@@ -309,7 +309,7 @@ class RowCameraService:
         self.simulated = None
         self.frames = 0  # frames read so far
         self._last = None
-        self._opened = threading.Event()
+        self._shown = threading.Event()  # a preview frame is on its way to the UI
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._scanner = None
@@ -366,8 +366,9 @@ class RowCameraService:
                     raise RuntimeError(f"The {self.kind} stopped giving frames.")
                 self._last = frame
                 self.frames += 1
-                if not self._stop.is_set():
-                    self.post(lambda f=frame: self.on_frame(f))
+                if not self._stop.is_set() and not self._shown.is_set():  # the UI has drawn the last one
+                    self._shown.set()
+                    self.post(lambda f=frame: (self._shown.clear(), self.on_frame(f)))
         except Exception as exc:
             msg = str(exc) or type(exc).__name__
             self.post(lambda m=msg: self.on_error(m))
