@@ -129,8 +129,9 @@ def _upright(quad: np.ndarray) -> np.ndarray:
     return best[1]
 
 
-def _row_cards(scanner, img: np.ndarray, place: str) -> list[np.ndarray]:
-    """The eight cards of one photo, left to right: their outlines (upright)."""
+def find_row(scanner, img: np.ndarray) -> list[np.ndarray]:
+    """The cards of one row photo as enrollment finds them, left to right: their outlines (upright), however
+    many (the app's Enroll screen says what it saw; ``_row_cards`` wants exactly eight)."""
     from vision.detect import _overlap, card_outline
 
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
@@ -142,10 +143,16 @@ def _row_cards(scanner, img: np.ndarray, place: str) -> list[np.ndarray]:
         q = card_outline(gray, d[2:])
         if not any(_overlap(q, q2) > 0.5 for q2 in quads):
             quads.append(q)
-    if len(quads) != 8:
-        raise PirateTableError(f"{place}: found {len(quads)} cards, expected 8 (one row of A to H, upright, apart)")
     quads.sort(key=lambda q: float(q.mean(0)[0]))
     return [_upright(q) for q in quads]
+
+
+def _row_cards(scanner, img: np.ndarray, place: str) -> list[np.ndarray]:
+    """The eight cards of one photo, left to right: their outlines (upright)."""
+    quads = find_row(scanner, img)
+    if len(quads) != 8:
+        raise PirateTableError(f"{place}: found {len(quads)} cards, expected 8 (one row of A to H, upright, apart)")
+    return quads
 
 
 def _jitter_crops(gray, quad, rng, n: int, first: bool):

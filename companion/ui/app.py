@@ -44,6 +44,7 @@ SHARED_SCREENS = (
     "companion.ui.screens.buttons:ButtonsScreen",
     "companion.ui.screens.scan:ScanScreen",
     "companion.ui.screens.phones:PhonesScreen",
+    "companion.ui.screens.enroll:EnrollScreen",
 )
 
 SETTINGS = [

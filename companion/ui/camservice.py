@@ -230,3 +230,170 @@ class CameraService:
             if self.cam is not None:
                 self.cam.release()
             self._stop.set()
+
+
+# ------------------------------------------------------------------ deck enrollment (the Enroll screen)
+
+def demo_deck_style():
+    """The simulated player's own deck: faces in a font family no model was trained on (the held-out split),
+    an index layout of its own (beside, bigger, further in); the Hershey print style when no such font is
+    installed. The Enroll screen's simulated camera lays out rows of this deck."""
+    from vision.decks.render import PRINT_STYLE, FaceStyle
+
+    try:
+        from vision.fonts import split_fonts
+
+        fonts = dict(split_fonts("held_out"))
+    except Exception:  # no font list here: the print style still makes a whole row
+        fonts = {}
+    if not fonts:
+        return PRINT_STYLE
+    fam = "DejaVu Sans" if "DejaVu Sans" in fonts else sorted(fonts)[0]
+    path = [f for f in fonts[fam] if "Bold" in f] or list(fonts[fam])
+    return FaceStyle(font_path=path[0], layout="beside", index_scale=1.35, margin_mm=5.0, ink=(40, 30, 120),
+                     letter_ink=(40, 30, 120), paper=(236, 244, 250), border=True, art=1, seed=77)
+
+
+class SimulatedRowCamera:
+    """A camera above a row of cards the simulated player has laid out (vision/synth/rows.py): ``lay_out(rank,
+    n)`` puts down the n cards of ``rank`` lettered A... (n != 8: the wrong rows a player may lay out). Each
+    frame is the row's photo with a little sensor noise."""
+
+    def __init__(self, seed: int = 0, fps: float = 10.0, style=None):
+        import numpy as np
+
+        self._np = np
+        self.seed = seed
+        self.style = style if style is not None else demo_deck_style()
+        self.period = 1.0 / fps
+        self.rng = np.random.default_rng(seed)
+        self._lock = threading.Lock()
+        self.layout = None  # (rank, n) on the table now
+        self.base = None
+
+    def lay_out(self, rank: int, n: int = 8):
+        from vision.synth.rows import row_photo
+
+        seed = self.seed + rank if n == 8 else self.seed + 1000 + rank  # as the enroll tests' rows
+        img = row_photo(self.style, rank, seed, n=n, width=SIM_W, height=SIM_H)
+        with self._lock:
+            self.layout = (rank, n)
+            self.base = img.astype(self._np.int16)
+
+    def read(self):
+        np = self._np
+        time.sleep(self.period)
+        with self._lock:
+            base = self.base
+        if base is None:  # an empty table until the first row is laid out
+            base = np.full((SIM_H, SIM_W, 3), 60, np.int16)
+        noise = self.rng.integers(-2, 3, base.shape, dtype=np.int16)
+        return True, np.clip(base + noise, 0, 255).astype(np.uint8)
+
+    def release(self):
+        pass
+
+
+class RowCameraService:
+    """The live preview for deck enrollment on a worker thread: every frame goes to ``on_frame(bgr)`` (through
+    ``post``) and is kept; ``photo()`` is the latest frame (a copy). ``check(bgr, on_result)`` counts the cards of a
+    photo as ``deck enroll`` does (vision.enroll.find_row) on its own thread and posts ``on_result(count, quads)``.
+    ``simulated``: the SimulatedRowCamera (``self.cam``) when the source is ``simulated``."""
+
+    def __init__(self, source: str, post, on_frame, on_error, *, seed: int = 0):
+        self.source, self.post = source, post
+        self.on_frame, self.on_error = on_frame, on_error
+        self.seed = seed
+        self.kind = None
+        self.cam = None
+        self.simulated = None
+        self.frames = 0  # frames read so far
+        self._last = None
+        self._shown = threading.Event()  # a preview frame is on its way to the UI
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._scanner = None
+        self._scan_lock = threading.Lock()
+
+    def start(self):
+        if self.source == "simulated":  # made here so the screen can lay out the first row at once
+            self.simulated = SimulatedRowCamera(self.seed)
+        self._thread = threading.Thread(target=self._run, name="enroll-camera", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, wait: float = 2.0):
+        self._stop.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(wait)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+
+    def photo(self):
+        last = self._last
+        return None if last is None else last.copy()
+
+    def _open(self):
+        if self.simulated is not None:
+            self.kind = "simulated"
+            return self.simulated
+        if self.source == "off":
+            raise RuntimeError("The camera is off (Settings > Camera): choose a camera to teach it your deck.")
+        import cv2
+
+        idx = [int(self.source)] if self.source.isascii() and self.source.isdigit() else list(range(4))
+        for i in idx:
+            cap = cv2.VideoCapture(i)
+            if cap.isOpened():
+                ok, _ = cap.read()
+                if ok:
+                    cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1280)
+                    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 720)
+                    self.kind = f"camera {i}"
+                    return cap
+            cap.release()
+        raise RuntimeError("No camera opens: choose one in Settings > Camera (or start the app with --demo).")
+
+    def _run(self):
+        try:
+            self.cam = self._open()
+            while not self._stop.is_set():
+                ok, frame = self.cam.read()
+                if not ok:
+                    raise RuntimeError(f"The {self.kind} stopped giving frames.")
+                self._last = frame
+                self.frames += 1
+                if not self._stop.is_set() and not self._shown.is_set():  # the UI has drawn the last one
+                    self._shown.set()
+                    self.post(lambda f=frame: (self._shown.clear(), self.on_frame(f)))
+        except Exception as exc:
+            msg = str(exc) or type(exc).__name__
+            self.post(lambda m=msg: self.on_error(m))
+        finally:
+            if self.cam is not None:
+                self.cam.release()
+            self._stop.set()
+
+    def check(self, bgr, on_result):
+        """Count the cards of one photo on a worker thread; ``on_result(count, quads_left_to_right)`` or
+        ``on_result(None, error_text)`` through ``post``."""
+
+        def work():
+            try:
+                with self._scan_lock:
+                    if self._scanner is None:
+                        from vision.detect import MODELS, Scanner
+
+                        self._scanner = Scanner("ort", MODELS, reader="corner", threads=1)
+                    from vision.enroll import find_row
+
+                    quads = find_row(self._scanner, bgr)
+                res = (len(quads), quads)
+            except Exception as exc:
+                res = (None, str(exc) or type(exc).__name__)
+            self.post(lambda: on_result(*res))
+
+        threading.Thread(target=work, name="enroll-check", daemon=True).start()

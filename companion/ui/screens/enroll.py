@@ -1,0 +1,349 @@
+"""Teach the camera your deck: the guided enrollment of ``pirate-table deck enroll`` (vision/enroll.py) with the
+live preview (companion/ui/camservice.py RowCameraService; the simulated row camera in demo mode), one photo per
+rank, each checked at once; the enrolled decks with remove. Layout in enroll.kv beside this module.
+
+The photos go to a temporary folder outside the decks folder and are deleted at the end, on cancel and on error;
+enroll itself writes the profile atomically, so nothing is ever half-written. Checking a photo and enrolling run
+off the UI thread and come back through Clock.schedule_once (the app's ``_post``)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from kivy.app import App
+from kivy.metrics import dp
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import NoTransition, Screen
+
+from companion.errors import PirateTableError
+from companion.ui.widgets import FlatButton
+
+LETTERS = "ABCDEFGH"
+GOOD, BAD, INFO = (0.45, 0.85, 0.45, 1), (1.0, 0.45, 0.40, 1), (0.98, 0.78, 0.25, 1)
+
+
+def _app():
+    return App.get_running_app()
+
+
+def rank_words(r: int) -> str:
+    return "the wilds (rank 0)" if r == 0 else f"rank {r}"
+
+
+def instruction(r: int) -> str:
+    what = "the eight wilds (rank 0)" if r == 0 else f"the eight cards of rank {r}"
+    return (f"Lay out {what}, letters A to H from left to right, face up and upright, a little apart, "
+            "and take the photo.")
+
+
+def count_note(n: int) -> str:
+    """What the check saw, and what to do about it."""
+    if n == 8:
+        return "Found 8 cards, A to H from left to right: use this photo, or retake it."
+    if n < 8:
+        return f"Found {n} card{'' if n == 1 else 's'}: lay out all eight, a little apart, and retake."
+    return f"Found {n} cards: only the eight cards of this rank, a little apart, then retake."
+
+
+class EnrollScreen(Screen):
+    """Setup (deck name, base deck, the enrolled decks) -> nine photos -> the result."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.cam = None          # the RowCameraService while photos are taken
+        self.folder = None       # the temporary folder of the photos taken
+        self.rank = 0
+        self.photo = None        # the photo being checked / shown
+        self.photo_ok = False
+        self.deck = ""
+        self.base = ""
+        self.busy = False        # enroll is running
+        self.result = None       # the last enroll's summary (tests read it)
+        self._gen = 0            # stale checks / frames of a cancelled run are dropped
+        self._confirm = None     # the deck whose removal is being confirmed
+
+    def on_kv_post(self, base_widget):
+        self.ids.steps.transition = NoTransition()
+
+    # ------------------------------------------------------------ setup
+    def refresh(self):
+        if self.cam is None and not self.busy and self.ids.steps.current != "done":
+            self.ids.steps.current = "setup"
+            self.say_setup("")
+        self.fill_decks()
+
+    def fill_decks(self):
+        from vision.enroll import list_decks
+
+        box = self.ids.deck_list
+        box.clear_widgets()
+        decks = list_decks()
+        if not decks:
+            box.add_widget(Label(text="No deck enrolled yet.", size_hint_y=None, height=dp(56),
+                                 color=(0.7, 0.75, 0.75, 1)))
+        for d in decks:
+            row = BoxLayout(size_hint_y=None, height=dp(72), spacing=dp(8))
+            name = d["name"]
+            if self._confirm == name:
+                row.add_widget(Label(text=f"Remove {name}?", bold=True, color=BAD))
+                yes = FlatButton(text="Yes, remove", tag=f"confirm:{name}", bg=(0.62, 0.16, 0.14, 1),
+                                 size_hint_x=None, width=dp(170))
+                yes.bind(on_press=lambda *_, n=name: self.remove(n))
+                keep = FlatButton(text="Keep", tag=f"keep:{name}", size_hint_x=None, width=dp(110))
+                keep.bind(on_press=lambda *_: self.ask_remove(None))
+                row.add_widget(yes)
+                row.add_widget(keep)
+            else:
+                when = (d.get("enrolled") or "")[:10]
+                lab = Label(text=f"[b]{name}[/b]  {d.get('base') or '?'}  {when}", markup=True, halign="left",
+                            valign="middle")
+                lab.bind(size=lambda w, s: setattr(w, "text_size", s))
+                row.add_widget(lab)
+                rm = FlatButton(text="Remove", tag=f"remove:{name}", size_hint_x=None, width=dp(140))
+                rm.bind(on_press=lambda *_, n=name: self.ask_remove(n))
+                row.add_widget(rm)
+            box.add_widget(row)
+
+    def ask_remove(self, name):
+        self._confirm = name
+        self.fill_decks()
+
+    def remove(self, name):
+        from vision.enroll import remove
+
+        self._confirm = None
+        try:
+            remove(name)
+        except PirateTableError as exc:
+            self.say_setup(str(exc), BAD)
+        else:
+            self.say_setup(f"Deck {name} removed.", INFO)
+            _app().set_status(f"Deck {name} removed.")
+        self.fill_decks()
+
+    def say_setup(self, text, color=INFO):
+        self.ids.setup_note.text = text
+        self.ids.setup_note.color = color
+
+    # ------------------------------------------------------------ the nine photos
+    def begin(self):
+        """Check the name and base, then open the camera for photo 1 of 9."""
+        from vision.enroll import BASES, check_name, decks_dir
+
+        name = self.ids.deck_name.text.strip()
+        base = self.ids.base.text
+        try:
+            check_name(name, "Deck name")
+            if base not in BASES:
+                raise PirateTableError(f"Base deck: choose one of {', '.join(BASES)}")
+            if (decks_dir() / name).exists():
+                raise PirateTableError(f"Deck name: a deck named {name!r} is already enrolled (remove it first)")
+        except PirateTableError as exc:
+            self.say_setup(str(exc), BAD)
+            return
+        from companion.ui.camservice import RowCameraService
+
+        app = _app()
+        self._cleanup()
+        self._gen += 1
+        gen = self._gen
+        self.deck, self.base = name, base
+        self.folder = Path(tempfile.mkdtemp(prefix="pirate-table-enroll-"))
+        self.say_setup("")
+        self.ids.preview.texture = None
+
+        def mine(fn):
+            return lambda *a: fn(*a) if self._gen == gen else None
+
+        self.cam = RowCameraService(app.camera_source(), app._post, on_frame=mine(self.show_frame),
+                                    on_error=mine(self.camera_error)).start()
+        self.ids.steps.current = "photos"
+        self.ask(0)
+
+    def ask(self, r: int):
+        self.rank = r
+        self.photo, self.photo_ok = None, False
+        self.ids.step_title.text = f"Photo {r + 1} of 9: {rank_words(r)}"
+        self.ids.instruction.text = instruction(r)
+        self.say("Live preview: take the photo when the row is in view.", INFO)
+        self.ids.use.text = "Use it: enroll the deck" if r == 8 else f"Use it: next, {rank_words(r + 1)}"
+        self._buttons(take=True, retake=False, use=False)
+        if self.cam is not None and self.cam.simulated is not None:
+            self.cam.simulated.lay_out(r)  # the simulated player lays out the row asked for
+
+    def _buttons(self, take, retake, use):
+        self.ids.take.disabled = not take
+        self.ids.retake.disabled = not retake
+        self.ids.use.disabled = not use
+
+    def say(self, text, color=INFO):
+        self.ids.check_note.text = text
+        self.ids.check_note.color = color
+
+    def show_frame(self, bgr):
+        if self.photo is None:  # live until a photo is taken
+            self._texture(bgr)
+
+    def _texture(self, bgr):
+        from kivy.graphics.texture import Texture
+
+        h, w = bgr.shape[:2]
+        tex = self.ids.preview.texture
+        if tex is None or tuple(tex.size) != (w, h):
+            tex = Texture.create(size=(w, h), colorfmt="bgr")
+            tex.flip_vertical()
+        tex.blit_buffer(bgr.tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+        self.ids.preview.texture = tex
+        self.ids.preview.canvas.ask_update()
+
+    def camera_error(self, text):
+        self.say(text, BAD)
+        self._buttons(take=False, retake=False, use=False)
+        self.cam = None
+
+    def take(self):
+        if self.cam is None:
+            return
+        photo = self.cam.photo()
+        if photo is None:
+            self.say("No picture from the camera yet: wait a moment and take it again.", BAD)
+            return
+        self.photo, self.photo_ok = photo, False
+        self._texture(photo)
+        self.say("Checking the photo...", INFO)
+        self._buttons(take=False, retake=False, use=False)
+        gen, r = self._gen, self.rank
+        self.cam.check(photo, lambda n, q: self.checked(n, q) if (self._gen, self.rank) == (gen, r) else None)
+
+    def checked(self, n, quads):
+        if n is None:
+            self.say(f"Could not check the photo: {quads}", BAD)
+            self._buttons(take=False, retake=True, use=False)
+            return
+        self._texture(_marked(self.photo, quads, n == 8))
+        self.photo_ok = n == 8
+        self.say(count_note(n), GOOD if self.photo_ok else BAD)
+        self._buttons(take=False, retake=True, use=self.photo_ok)
+
+    def retake(self):
+        self.photo, self.photo_ok = None, False
+        self.say("Live preview: take the photo when the row is in view.", INFO)
+        self._buttons(take=True, retake=False, use=False)
+
+    def use(self):
+        import cv2
+
+        if not self.photo_ok or self.folder is None:
+            return
+        if not cv2.imwrite(str(self.folder / f"{self.rank}.jpg"), self.photo, [cv2.IMWRITE_JPEG_QUALITY, 92]):
+            self.say("Could not keep the photo (disk full?): retake it.", BAD)
+            return
+        if self.rank < 8:
+            self.ask(self.rank + 1)
+        else:
+            self.run_enroll()
+
+    def run_enroll(self):
+        """The nine photos -> vision.enroll.enroll on a worker thread; the result back through Clock."""
+        from vision.enroll import enroll
+
+        app = _app()
+        if self.cam is not None:
+            self.cam.stop(wait=0.0)
+            self.cam = None
+        self.busy = True
+        self._buttons(take=False, retake=False, use=False)
+        self.ids.step_title.text = f"Teaching the camera deck {self.deck}..."
+        self.ids.instruction.text = "The nine photos are being learnt: about a minute. The cards may be put away."
+        self.say("Working...", INFO)
+        name, base, folder, gen = self.deck, self.base, self.folder, self._gen
+
+        def work():
+            try:
+                meta = enroll(name, base, folder)
+                app._post(lambda: self.enrolled(meta) if self._gen == gen else None)
+            except Exception as exc:  # a PirateTableError's line, or what went wrong, in one line
+                msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                app._post(lambda: self.failed(msg) if self._gen == gen else None)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+
+        threading.Thread(target=work, name="enroll", daemon=True).start()
+
+    def enrolled(self, meta):
+        self.busy = False
+        self.folder = None
+        self.result = meta
+        self.ids.done_title.text = f"Deck {meta['name']} enrolled"
+        self.ids.done_title.color = GOOD
+        self.ids.done_text.text = (
+            f"Base deck {meta['base']}, {meta['cards']} cards.\n"
+            f"Check on freshly jittered corners: rank {100 * meta['check_rank_accuracy']:.1f} %, "
+            f"letter {100 * meta['check_letter_accuracy']:.1f} %.\n"
+            f"Learnt in {meta['cpu_s']} s of CPU.\n\n"
+            f"Scan with it: pirate-table scan PHOTO --deck {meta['name']}")
+        self.ids.steps.current = "done"
+        _app().set_status(f"Deck {meta['name']} enrolled.")
+
+    def failed(self, msg):
+        self.busy = False
+        self.folder = None
+        self.result = None
+        self.ids.done_title.text = "Not enrolled"
+        self.ids.done_title.color = BAD
+        self.ids.done_text.text = msg + "\n\nNothing was saved: start again."
+        self.ids.steps.current = "done"
+        _app().set_status(msg, error=True)
+
+    def finish(self):
+        """Back to the setup page (the deck list shows the new deck)."""
+        self.ids.steps.current = "setup"
+        self.ids.deck_name.text = ""
+        self.fill_decks()
+
+    def cancel(self):
+        """Stop the camera, forget the photos: nothing is written."""
+        self._gen += 1
+        self._cleanup()
+        self.say_setup("Cancelled: nothing was saved.", INFO)
+        self.ids.steps.current = "setup"
+        self.fill_decks()
+
+    def _cleanup(self):
+        if self.cam is not None:
+            self.cam.stop(wait=0.0)
+            self.cam = None
+        if self.folder is not None and not self.busy:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+        self.photo, self.photo_ok = None, False
+
+    def on_leave(self, *a):
+        if not self.busy:  # leaving the screen mid-way is a cancel; a running enroll finishes on its own
+            self._gen += 1
+            self._cleanup()
+            self.ids.steps.current = "setup"
+
+
+def _marked(bgr, quads, ok):
+    """The photo with each card found outlined (green when the row is right, red when not) and, for a right
+    row, its letter A..H."""
+    import cv2
+    import numpy as np
+
+    img = bgr.copy()
+    col = (80, 220, 80) if ok else (40, 60, 240)
+    for i, q in enumerate(quads):
+        pts = np.round(np.asarray(q)).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(img, [pts], True, col, 4, cv2.LINE_AA)
+        if ok:
+            x, y = (int(v) for v in np.asarray(q).mean(0))
+            t = LETTERS[i]
+            (tw, th), _ = cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, 1.6, 4)
+            cv2.rectangle(img, (x - tw // 2 - 8, y - th // 2 - 10), (x + tw // 2 + 8, y + th // 2 + 10), (20, 20, 20), -1)
+            cv2.putText(img, t, (x - tw // 2, y + th // 2), cv2.FONT_HERSHEY_SIMPLEX, 1.6, col, 4, cv2.LINE_AA)
+    return img
