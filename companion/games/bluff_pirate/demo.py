@@ -38,35 +38,7 @@ def steps(app, shot):
         return step
 
     def play_one(t):
-        name, args = demo_intent(t, rng)
-        if name == "draw":
-            app.screens["bp_race"].mode = None
-            app.go("bp_race")
-            app.act(_intent("draw"))
-        elif name == "board":
-            app.screens["bp_race"]._board(args[0])
-        elif name == "discard":
-            app.screens["bp_race"]._discard(args[0])
-        elif name == "keep":
-            app.act(_intent("keep"))
-        elif name == "lay_set":
-            visible, hidden = args
-            s = app.screens["bp_set"]
-            app.go("bp_set")
-            s.forget()
-            s._claim(visible[0])
-            s.set_shown(len(visible))
-            for h in hidden:
-                s.add_hidden(h)
-            s.lay()
-        elif name == "vote":
-            v = app.screens["bp_vote"]
-            v.ready()
-            v.vote(args[1] == "bluffing")
-        elif name == "pick":
-            app.screens["bp_pick"].pick(args[0])
-        elif name == "land":
-            app.screens["bp_land"].land(args[0])
+        _perform(app, *demo_intent(t, rng))
 
     def laying():
         def step():
@@ -139,7 +111,11 @@ def step(app) -> None:
         return
     key = json.dumps([len(app.session.history), m.round_json()], sort_keys=True, default=str)
     rng = random.Random(hashlib.sha256(key.encode()).hexdigest())
-    name, args = demo_intent(t, rng)
+    _perform(app, *demo_intent(t, rng))
+
+
+def _perform(app, name: str, args) -> None:
+    """Carry out one demo intent through the screens, as a player's taps would."""
     if name == "draw":
         app.screens["bp_race"].mode = None
         if app.sm.current != "bp_race":
