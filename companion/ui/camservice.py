@@ -130,7 +130,29 @@ def annotate(frame, reads, seats=None):
     return img
 
 
-class CameraService:
+class _CameraThread:
+    """A camera read on its own thread (``_run``), stopped by ``_stop``; results go to the UI through ``post``."""
+
+    _stop: threading.Event
+    _thread: threading.Thread | None
+
+    def _start_thread(self, name: str):
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, wait: float = 2.0):
+        self._stop.set()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(wait)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+
+
+class CameraService(_CameraThread):
     """Reads the table on a worker thread until one complete reading, then stops.
 
     ``on_frame(bgr, text)``: a preview frame (annotated with the last scan); ``on_reading(SeatReading)``: the
@@ -150,19 +172,7 @@ class CameraService:
         self._thread: threading.Thread | None = None
 
     def start(self):
-        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, wait: float = 2.0):
-        self._stop.set()
-        t = self._thread
-        if t is not None and t is not threading.current_thread():
-            t.join(wait)
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+        return self._start_thread("camera")
 
     def _open(self):
         if self.source == "off":
@@ -294,7 +304,7 @@ class SimulatedRowCamera:
         pass
 
 
-class RowCameraService:
+class RowCameraService(_CameraThread):
     """The live preview for deck enrollment on a worker thread: every frame goes to ``on_frame(bgr)`` (through
     ``post``) and is kept; ``photo()`` is the latest frame (a copy). ``check(bgr, on_result)`` counts the cards of a
     photo as ``deck enroll`` does (vision.enroll.find_row) on its own thread and posts ``on_result(count, quads)``.
@@ -318,19 +328,7 @@ class RowCameraService:
     def start(self):
         if self.source == "simulated":  # made here so the screen can lay out the first row at once
             self.simulated = SimulatedRowCamera(self.seed)
-        self._thread = threading.Thread(target=self._run, name="enroll-camera", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, wait: float = 2.0):
-        self._stop.set()
-        t = self._thread
-        if t is not None and t is not threading.current_thread():
-            t.join(wait)
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+        return self._start_thread("enroll-camera")
 
     def photo(self):
         last = self._last
