@@ -151,6 +151,24 @@ class _CameraThread:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
 
+    def _open_real_camera(self):
+        """The camera ``self.source`` names ("0", "1", ...), or the first of 0-3 that gives a frame; None if none
+        does. Sets ``self.kind``."""
+        import cv2
+
+        idx = [int(self.source)] if self.source.isascii() and self.source.isdigit() else list(range(4))
+        for i in idx:
+            cap = cv2.VideoCapture(i)
+            if cap.isOpened():
+                ok, _ = cap.read()
+                if ok:
+                    cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1280)
+                    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 720)
+                    self.kind = f"camera {i}"
+                    return cap
+            cap.release()
+        return None
+
 
 class CameraService(_CameraThread):
     """Reads the table on a worker thread until one complete reading, then stops.
@@ -178,19 +196,9 @@ class CameraService(_CameraThread):
         if self.source == "off":
             raise RuntimeError("The camera is off (Settings > Camera): enter the cards by touch.")
         if self.source != "simulated":
-            import cv2
-
-            idx = [int(self.source)] if self.source.isascii() and self.source.isdigit() else list(range(4))
-            for i in idx:
-                cap = cv2.VideoCapture(i)
-                if cap.isOpened():
-                    ok, _ = cap.read()
-                    if ok:
-                        cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1280)
-                        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 720)
-                        self.kind = f"camera {i}"
-                        return cap
-                cap.release()
+            cap = self._open_real_camera()
+            if cap is not None:
+                return cap
             if self.source.isascii() and self.source.isdigit():
                 raise RuntimeError(f"Camera {self.source} does not open: choose another in Settings, or enter "
                                    "the cards by touch.")
@@ -340,19 +348,9 @@ class RowCameraService(_CameraThread):
             return self.simulated
         if self.source == "off":
             raise RuntimeError("The camera is off (Settings > Camera): choose a camera to teach it your deck.")
-        import cv2
-
-        idx = [int(self.source)] if self.source.isascii() and self.source.isdigit() else list(range(4))
-        for i in idx:
-            cap = cv2.VideoCapture(i)
-            if cap.isOpened():
-                ok, _ = cap.read()
-                if ok:
-                    cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1280)
-                    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 720)
-                    self.kind = f"camera {i}"
-                    return cap
-            cap.release()
+        cap = self._open_real_camera()
+        if cap is not None:
+            return cap
         raise RuntimeError("No camera opens: choose one in Settings > Camera (or start the app with --demo).")
 
     def _run(self):
