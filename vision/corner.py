@@ -220,7 +220,10 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     rng = np.random.default_rng(0)
     net = make_net()
     if init:  # continue an earlier run of this recipe
-        net.load_state_dict(torch.load(str(init)))
+        if Path(init).suffix == ".onnx":
+            load_onnx_weights(net, Path(init))
+        else:
+            net.load_state_dict(torch.load(str(init)))
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(steps, 2))
     Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
@@ -239,6 +242,34 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     net.eval()
     export(net, out_onnx)
     return net
+
+
+def load_onnx_weights(net, onnx_path: Path) -> None:
+    """Warm start from an exported reader (only the .onnx is committed): the exporter folded each BatchNorm into
+    its convolution, so the conv takes the folded weight and the BatchNorm becomes the identity plus the folded
+    bias; the heads are multiplied back by the temperature that was divided into them (``corner_reader.json``)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    m = onnx.load(str(onnx_path))
+    w = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    convs = [n for n in m.graph.node if n.op_type == "Conv"]
+    pairs = [(blk[0], blk[1]) for blk in net.f if isinstance(blk, torch.nn.Sequential)]
+    if len(pairs) != len(convs):
+        raise ValueError(f"{onnx_path}: {len(convs)} convolutions, the reader has {len(pairs)}")
+    rep = onnx_path.with_suffix(".json")
+    T = float(json.loads(rep.read_text()).get("temperature", 1.0)) if rep.exists() else 1.0
+    with torch.no_grad():
+        for (conv, bn), node in zip(pairs, convs):
+            conv.weight.copy_(torch.from_numpy(np.array(w[node.input[1]])))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(w[node.input[2]])))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for head in ("rank", "letter"):
+            getattr(net, head).weight.copy_(torch.from_numpy(w[f"{head}.weight"] * T))
+            getattr(net, head).bias.copy_(torch.from_numpy(w[f"{head}.bias"] * T))
 
 
 def export(net, out_onnx: Path, temperature: float = 1.0):
@@ -354,7 +385,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="default models/")
     ap.add_argument("--work", default=None, help="crop cache folder (default out/train)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
-    ap.add_argument("--init", default=None, help="continue from this corner_reader.pt")
+    ap.add_argument("--init", default=None, help="continue from this corner_reader.pt or .onnx")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0, help="batch order seed")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")

@@ -30,6 +30,7 @@ import numpy as np
 from vision.geometry import crop_quad, normalize_crops, upright_quad
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
+FLOAT_CACHE = Path(__file__).resolve().parent.parent / "out" / "cache"
 DET_W, DET_H = 640, 384
 LETTERS = "ABCDEFGH"
 
@@ -141,16 +142,62 @@ def decode_obb(out: np.ndarray, conf_thres: float = 0.25, iou: float = 0.5):
     return dets
 
 
+def float_detector(path: Path) -> Path:
+    """The float detector ``card_det.onnx`` for the comparison backends (``ort-fp32``, ``cv2``). It is not
+    committed (12.5 MB; models/ must stay under 20 MB): it is exported once from the committed ``card_det.pt``
+    (exactly the same outputs: the export is deterministic) into ``out/cache/`` under a name that carries the
+    .pt's hash, so a retrained .pt never meets a stale export. A folder that has its own .onnx uses it."""
+    import hashlib
+
+    if path.exists():
+        return path
+    pt = path.with_suffix(".pt")
+    if not pt.exists():
+        raise FileNotFoundError(f"{path}: no float detector and no {pt.name} to export it from")
+    digest = hashlib.sha256(pt.read_bytes()).hexdigest()[:16]
+    cached = FLOAT_CACHE / f"{path.stem}-{digest}.onnx"
+    if not cached.exists():
+        import contextlib
+        import logging
+        import os
+        import sys
+        import tempfile
+
+        from vision.train import export_detector
+
+        FLOAT_CACHE.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=FLOAT_CACHE)
+        os.close(fd)
+        try:
+            from ultralytics.utils import LOGGER
+
+            level = LOGGER.level
+            LOGGER.setLevel(logging.ERROR)  # ultralytics talks on stdout, which is the command's JSON
+            try:
+                with contextlib.redirect_stdout(sys.stderr):
+                    export_detector(pt, Path(tmp), keep_pt=False)
+            finally:
+                LOGGER.setLevel(level)
+            os.replace(tmp, cached)  # whole or not at all: two processes may export at once
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return cached
+
+
 class Detector:
     """``ort``: onnxruntime on ``card_det.int8.onnx`` (the runtime path: int8 weights and activations, the
     first convolution and the box decoding kept in float); ``ort-fp32`` and ``cv2`` (OpenCV DNN): the float
-    model ``card_det.onnx``; ``ultralytics``: the .pt weights through ultralytics (the reference)."""
+    model ``card_det.onnx`` (derived from the .pt, see ``float_detector``); ``ultralytics``: the .pt weights
+    through ultralytics (the reference)."""
 
     def __init__(self, path: Path | None = None, backend: str = "ort", threads: int = 2):
         import onnxruntime as ort
 
         self.backend = backend
         path = Path(path or MODELS / "card_det.onnx")
+        if backend in ("ort-fp32", "cv2"):
+            path = float_detector(path)
         self.size = (DET_W, DET_H)  # the input size the committed models were exported at
         if backend in ("ort", "ort-fp32"):
             so = ort.SessionOptions()

@@ -117,7 +117,7 @@ def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | No
     return run_dir / name / "weights" / "last.pt"
 
 
-def export_detector(pt: Path, onnx_out: Path, imgsz=(DET_H, DET_W)) -> Path:
+def export_detector(pt: Path, onnx_out: Path, imgsz=(DET_H, DET_W), keep_pt: bool = True) -> Path:
     from ultralytics import YOLO
     from ultralytics.utils.torch_utils import strip_optimizer
 
@@ -128,7 +128,7 @@ def export_detector(pt: Path, onnx_out: Path, imgsz=(DET_H, DET_W)) -> Path:
         strip_optimizer(str(pt))  # drop optimizer state: the committed .pt is the weights only
         f = YOLO(str(pt)).export(format="onnx", imgsz=list(imgsz), opset=17, simplify=True, dynamic=False)
         shutil.copy(f, onnx_out)
-        if pt.resolve() != onnx_out.with_suffix(".pt").resolve():
+        if keep_pt and pt.resolve() != onnx_out.with_suffix(".pt").resolve():
             shutil.copy(pt, onnx_out.with_suffix(".pt"))
     return onnx_out
 
