@@ -287,7 +287,7 @@ def test_every_deck_has_a_face_renderer():
         assert abs(img.shape[1] - 63 * 4) <= 1 and abs(img.shape[0] - 88 * 4) <= 1 and len(quads) >= 2
 
 
-@pytest.mark.parametrize("name", ["island", "island54", "standard52", "standard"])
+@pytest.mark.parametrize("name", ["accessory90", "bluff-pirate"])
 def test_scan_refuses_a_deck_with_no_camera_model_in_one_line(tmp_path, name):
     img = tmp_path / "t.jpg"
     cv2.imwrite(str(img), np.full((72, 128, 3), 90, np.uint8))

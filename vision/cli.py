@@ -26,14 +26,14 @@ def _printable_decks() -> list[str]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("scan", help="read the Pirate's Bluff cards in a photo (JSON with --json)",
-                       description="Find every face-up card in IMAGE and read its rank and letter. A card that "
+    p = sub.add_parser("scan", help="read the cards in a photo (JSON with --json)",
+                       description="Find every face-up card in IMAGE and read its rank and letter (Pirate's Bluff) or "
+                       "rank and suit (island54, standard52; corner indices of overlapping cards too). A card that "
                        "cannot be read with confidence is listed with rank null, never guessed.")
     p.add_argument("image", type=cli_text(4096))
     p.add_argument("--deck", type=cli_text(64), default="pirates-bluff",
                    help="a deck with a camera model (" + ", ".join(_camera_decks()) + "), or a deck enrolled with "
-                   "`pirate-table deck enroll` (a deck with no camera model yet, such as island54 or standard52, is "
-                   "refused)")
+                   "`pirate-table deck enroll` (a deck with no camera model yet is refused)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
@@ -132,14 +132,46 @@ def camera_deck(name: str):
     return deck
 
 
+def _suited_scan(args, deck, img, t0: float) -> dict:
+    """``scan`` for a suited deck (standard52, island54): its own reader (vision/suited_reader.py)."""
+    import time
+    from pathlib import Path
+
+    from vision.detect import MODELS
+    from vision.suited_reader import SuitedScanner
+
+    if args.backend != "ort":
+        raise PirateTableError(f"--backend {args.backend}: the {deck.id} reader runs on onnxruntime in int8 only (ort)")
+    if args.reader is not None:
+        raise PirateTableError(f"--reader {args.reader}: the {deck.id} reader reads whole corner regions; no --reader choice")
+    models = Path(args.models) if args.models else MODELS
+    reader = models / f"{deck.camera_model}_reader.int8.onnx"
+    if not reader.exists():
+        raise PirateTableError(f"model file missing: {reader} (train with `python -m vision.suited_reader --deck "
+                               f"{deck.id}`)")
+    if not (models / "card_det_decks.int8.onnx").exists() and not (MODELS / "card_det_decks.int8.onnx").exists():
+        raise PirateTableError(f"model file missing: {MODELS / 'card_det_decks.int8.onnx'}")
+    scanner = SuitedScanner(deck.camera_model, models)
+    t1 = time.perf_counter()
+    reads = scanner.scan(img)
+    t2 = time.perf_counter()
+    return {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
+            "cards": [r.to_json() for r in reads],
+            "timing_ms": {"load": round(1000 * (t1 - t0), 1), "scan": round(1000 * (t2 - t1), 1)}}
+
+
 def run_scan(args) -> int:
+    import time
+
     from vision.imageio import load_image
 
     from companion.decks import get_deck
     from companion.errors import CardError
 
+    t0 = time.perf_counter()
     profile = None
     base = args.deck
+    deck = None
     try:
         get_deck(args.deck)
     except CardError:  # not a deck of the registry: a deck enrolled with `deck enroll`
@@ -148,16 +180,26 @@ def run_scan(args) -> int:
         profile = load(args.deck)
         base = profile.base
     else:
-        camera_deck(args.deck)  # a registered deck without a camera model is refused in one line
-    img = load_image(args.image)  # size checked from the header before decoding; one-line errors
+        deck = camera_deck(args.deck)  # a registered deck without a camera model is refused in one line
     from companion.games import registry
 
-    first_bidder = registry.reads_rule_for_deck(base)  # the camera reads; the game decides
-    cards, _ = _scanner(args, profile).scan(img)
-    out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
-           "cards": [c.to_json() for c in cards]}
-    if args.first_bidder:
-        out["first_bidder"] = first_bidder(cards)
+    if deck is not None and deck.camera_model != "pirates72":
+        first_bidder = registry.reads_rule_for_deck(base) if args.first_bidder else None
+        img = load_image(args.image)
+        out = _suited_scan(args, deck, img, t0)
+        if args.first_bidder:
+            out["first_bidder"] = first_bidder(out["cards"])
+    else:
+        img = load_image(args.image)  # size checked from the header before decoding; one-line errors
+        first_bidder = registry.reads_rule_for_deck(base)  # the camera reads; the game decides
+        t1 = time.perf_counter()
+        cards, _ = _scanner(args, profile).scan(img)
+        out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
+               "cards": [c.to_json() for c in cards]}
+        if args.first_bidder:
+            out["first_bidder"] = first_bidder(cards)
+        out["timing_ms"] = {"load": round(1000 * (t1 - t0), 1), "scan": round(1000 * (time.perf_counter() - t1), 1)}
+    out["timing_ms"]["total"] = round(1000 * (time.perf_counter() - t0), 1)
     if args.json:
         json.dump(out, sys.stdout, indent=2)
         sys.stdout.write("\n")

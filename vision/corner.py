@@ -60,28 +60,43 @@ def _shrink(quad) -> bool:
 
 
 def normalize(crops: np.ndarray) -> np.ndarray:
-    """uint8 (N, H, W) -> float32 (N, 1, H, W) in [-1, 1], contrast-stretched per crop (2nd-98th percentile)."""
+    """uint8 (N, H, W) -> float32 (N, 1, H, W) in [-1, 1], contrast-stretched per crop (2nd-98th percentile).
+    Colour crops (N, H, W, 3) -> (N, 3, H, W), stretched by one range over all three channels (the hue stays)."""
     c = crops.astype(np.float32)
-    lo, hi = np.percentile(c, [2, 98], axis=(1, 2))
-    c = (c - lo[:, None, None]) / np.maximum(hi - lo, 8.0)[:, None, None]
-    return (np.clip(c, 0, 1) * 2 - 1)[:, None].astype(np.float32)
+    axes = tuple(range(1, c.ndim))
+    lo, hi = np.percentile(c, [2, 98], axis=axes)
+    shape = (-1,) + (1,) * (c.ndim - 1)
+    c = (c - lo.reshape(shape)) / np.maximum(hi - lo, 8.0).reshape(shape)
+    c = np.clip(c, 0, 1) * 2 - 1
+    return (c[:, None] if c.ndim == 3 else c.transpose(0, 3, 1, 2)).astype(np.float32)
 
 
 # ------------------------------------------------------------------ data
 def _card_sample(rng, fonts, legacy_share: float = 0.2):
     """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index)."""
     from vision.decks.render import random_style, render_card
-    from vision.synth.surfaces import TRAIN_SURFACES, make_surface
 
     style_rng = np.random.default_rng(int(rng.integers(1 << 62)))
     style = random_style(style_rng, None if rng.random() < legacy_share else fonts)
     rank, lt = int(rng.integers(9)), int(rng.integers(8))
     face, _ = render_card(rank, LETTERS[lt], style, 4.0)
+    img, quad, _M = camera_view(rng, face)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    return gray, quad, rank, lt
+
+
+def camera_view(rng, face: np.ndarray, surfaces=None):
+    """A rendered face (BGR) put on a random training surface through a random perspective (card 90-190 px
+    wide, any turn, up to ~35 degrees of tilt), lit unevenly, glare, shadow, blur, noise and JPEG: (BGR image,
+    the card's quad in it, the face -> image homography)."""
+    from vision.synth.surfaces import TRAIN_SURFACES, make_surface
+
+    surfaces = TRAIN_SURFACES if surfaces is None else surfaces
     fh, fw = face.shape[:2]
     wpx = rng.uniform(90, 190)
     hpx = wpx * fh / fw
     S = int(max(wpx, hpx) * 1.6) + 20
-    bg = make_surface(TRAIN_SURFACES[rng.integers(len(TRAIN_SURFACES))], rng, S, S).astype(np.float32)
+    bg = make_surface(surfaces[rng.integers(len(surfaces))], rng, S, S).astype(np.float32)
     ang = rng.uniform(0, 2 * math.pi)
     c, s = math.cos(ang), math.sin(ang)
     base = np.array([[-wpx / 2, -hpx / 2], [wpx / 2, -hpx / 2], [wpx / 2, hpx / 2], [-wpx / 2, hpx / 2]])
@@ -123,8 +138,7 @@ def _card_sample(rng, fonts, legacy_share: float = 0.2):
         img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
     img = np.clip(img.astype(np.float32) + rng.normal(0, rng.uniform(0, 8), img.shape), 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
-    gray = cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
-    return gray, quad, rank, lt
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR), quad, M
 
 
 def _noisy(quad, rng):
@@ -169,7 +183,9 @@ def gen_corner_crops(n_cards: int, seed: int, split: str = "train", workers: int
 
 
 # ------------------------------------------------------------------ model
-def make_net():
+def make_net(in_ch: int = 1, n_rank: int = 10, n_letter: int = 8):
+    """The corner reader's CNN: ``in_ch`` input channels (1: grey, 3: colour), heads of ``n_rank`` classes (the
+    last one "no index upright here") and ``n_letter`` classes (the Pirate's Bluff letter, or a deck's suit)."""
     import torch
     import torch.nn as nn
 
@@ -180,14 +196,14 @@ def make_net():
         def __init__(self):
             super().__init__()
             self.f = nn.Sequential(
-                block(1, 16), block(16, 16), nn.MaxPool2d(2),  # 28 x 21
+                block(in_ch, 16), block(16, 16), nn.MaxPool2d(2),  # 28 x 21
                 block(16, 32), block(32, 32), nn.MaxPool2d(2),  # 14 x 10
                 block(32, 64), block(64, 64), nn.MaxPool2d(2),  # 7 x 5
                 block(64, 128),
             )
             self.drop = nn.Dropout(0.1)
-            self.rank = nn.Linear(256, 10)
-            self.letter = nn.Linear(256, 8)
+            self.rank = nn.Linear(256, n_rank)
+            self.letter = nn.Linear(256, n_letter)
 
         def forward(self, x):
             z = self.f(x)
@@ -205,20 +221,23 @@ def _augment(xb, rng):
     g = torch.from_numpy(rng.uniform(0.7, 1.2, (n, 1, 1, 1)).astype(np.float32))
     b = torch.from_numpy(rng.uniform(-0.2, 0.2, (n, 1, 1, 1)).astype(np.float32))
     xb = xb * g + b + torch.randn_like(xb) * float(rng.uniform(0, 0.1))
+    if xb.shape[1] == 3:  # colour: a white balance off by a little, per crop and channel
+        xb = xb * torch.from_numpy(rng.uniform(0.85, 1.15, (n, 3, 1, 1)).astype(np.float32))
     dx, dy = int(rng.integers(-2, 3)), int(rng.integers(-2, 3))
     return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
 
 
 def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3, log=print, threads: int = 2,
-          init: Path | None = None):
-    """Train from scratch on normalized crops X (N,1,H,W); export ONNX (outputs rank, letter, feat) + .pt."""
+          init: Path | None = None, net_kw: dict | None = None):
+    """Train from scratch on normalized crops X (N,C,H,W); export ONNX (outputs rank, letter, feat) + .pt.
+    ``net_kw``: make_net's arguments (channels, head sizes; default: the Pirate's Bluff reader)."""
     import torch
     import torch.nn.functional as F
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    net = make_net()
+    net = make_net(**(net_kw or {}))
     if init:  # continue an earlier run of this recipe
         if Path(init).suffix == ".onnx":
             load_onnx_weights(net, Path(init))
@@ -284,7 +303,7 @@ def export(net, out_onnx: Path, temperature: float = 1.0):
             head.weight /= temperature
             head.bias /= temperature
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 1, CORNER_H, CORNER_W), str(out_onnx), input_names=["crop"],
+    torch.onnx.export(net, torch.zeros(1, net.f[0][0].in_channels, CORNER_H, CORNER_W), str(out_onnx), input_names=["crop"],
                       output_names=["rank", "letter", "feat"],
                       dynamic_axes={k: {0: "n"} for k in ("crop", "rank", "letter", "feat")}, opset_version=17, dynamo=False)
     torch.save(net.state_dict(), out_onnx.with_suffix(".pt"))
@@ -329,8 +348,10 @@ def _softmax(z):
 
 
 def code_probs(pr: np.ndarray, pl: np.ndarray) -> np.ndarray:
-    """(N, 72) P(code) from rank (N, 10) and letter (N, 8) probabilities; the "no index" share spread evenly."""
-    return (pr[:, :9, None] * pl[:, None, :]).reshape(len(pr), 72) + pr[:, 9:10] / 72
+    """(N, R*L) P(code) from rank (N, R+1; the last: no index) and letter (N, L) probabilities, code = rank * L +
+    letter (Pirate's Bluff: 72 codes); the "no index" share spread evenly."""
+    nr, nl = pr.shape[1] - 1, pl.shape[1]
+    return (pr[:, :nr, None] * pl[:, None, :]).reshape(len(pr), nr * nl) + pr[:, nr:] / (nr * nl)
 
 
 def fit_temperature(zr, zl, R, L) -> float:
@@ -360,12 +381,13 @@ def evaluate_crops(onnx_path: Path, X, R, L) -> dict:
     """Per-crop figures on labelled corner crops (index corners only): code accuracy, wrong at >= 0.9."""
     zr, zl, _ = logits(onnx_path, X)
     p = code_probs(_softmax(zr), _softmax(zl))
-    m = R < 9
-    truth = R[m] * 8 + L[m]
+    nr, nl = zr.shape[1] - 1, zl.shape[1]
+    m = R < nr
+    truth = R[m] * nl + L[m]
     k = p[m].argmax(1)
     conf = p[m].max(1)
     right = k == truth
-    none_ok = float((_softmax(zr)[~m].argmax(1) == 9).mean()) if (~m).any() else float("nan")
+    none_ok = float((_softmax(zr)[~m].argmax(1) == nr).mean()) if (~m).any() else float("nan")
     return {"crops": int(m.sum()), "code_accuracy": round(float(right.mean()), 4),
             "read_at_0.9": round(float((conf >= 0.9).mean()), 4),
             "wrong_at_0.9": round(float(((conf >= 0.9) & ~right).mean()), 5),

@@ -156,7 +156,7 @@ ISLAND54 = register_deck(Deck(
     title="Island Deck (54 cards: six suits of A, 2-7, Q, K)",
     cards=island_deck(),
     parse=IslandCard.parse,
-    camera_model=None,  # no camera model reads this deck yet
+    camera_model="island54",  # vision/suited_reader.py: models/island54_reader.int8.onnx
     aliases=("island",),
     faces="vision.decks.island:FACES",
 ))

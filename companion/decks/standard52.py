@@ -74,7 +74,7 @@ STANDARD52 = register_deck(Deck(
     cards=full_deck(),
     parse=StdCard.parse,
     display=StdCard.display,
-    camera_model=None,  # the camera issue gives this deck its model
+    camera_model="standard52",  # vision/suited_reader.py: models/standard52_reader.int8.onnx
     aliases=("standard",),
     faces="vision.decks.standard:FACES",
 ))

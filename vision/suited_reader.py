@@ -1,0 +1,598 @@
+"""The corner reader of the suited decks (standard52, island54): one recipe, the deck as a parameter.
+
+The reader is the Pirate's Bluff corner reader's network (``vision.corner.make_net``) with **colour input** (3
+channels: the Island suits are told by colour *and* symbol) and the deck's heads: its ranks plus "no index upright
+here", and its suits. It reads two kinds of view, both cut out of the camera frame at 42 x 56 px:
+
+- a whole card's **corner region** (``vision.corner.corner_regions``: 0.42 x 0.40 of the card from a corner, as the
+  card's snapped outline puts it);
+- an **index view** (``index_view``): a detected corner-index box (the detector's class 1), grown about its centre
+  to the reader's aspect. Overlapping cards (a fan, a trick pile) show only these: they are read in the four
+  quarter turns and the turn the reader finds surest to hold an upright index wins.
+
+Training data (``gen_suited_crops``): single cards drawn by the deck's own renderer (``vision.decks.*.FACES``) in
+random styles (``SuitedStyle``: index styles stacked / beside / jumbo / small, symbol drawings filled / outline /
+bold / simple, palettes, papers, sizes), the rank set in a type design of the ``train`` font split (15 % Hershey
+faces); the ink is the suit's print colour in 55 % of the cards, jittered in 20 %, **another suit's colour** in
+15 % (a similar palette: the symbol must decide) and grey in 10 % (the whole view turned grey). The face then goes
+through the Pirate's Bluff reader's camera treatment (``vision.corner.camera_view``: perspective, surface, uneven
+light, glare, shadow, blur, noise, JPEG). A third of the cards get a neighbour card laid over them that leaves only
+the top-left index showing (a fan). Per card: the index corners' regions (labelled), the two regions a card read
+sideways would give (labelled "no index"), an index view upright (labelled) and turned 180 degrees ("no index").
+
+Temperature (one, both heads) and the two confidence thresholds (whole card, lone index) are chosen on the
+``calibration`` font split only (crops and rendered scenes); nothing is tuned on ``held_out``.
+
+    python -m vision.suited_reader --deck standard52|island54 [--smoke] [--out DIR]
+
+writes ``<out>/<deck>_reader.int8.onnx`` (the runtime model) and ``<out>/<deck>_reader.json`` (training report,
+temperature, thresholds, calibration figures and reliability table).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import corner as cr
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+DECKS = ("standard52", "island54")
+INDEX_GROW = 1.35  # an index view is the index box grown by this (then widened or heightened to the crop's aspect)
+CARD_TEMP = 0.7  # a card's two corners share light and blur: their evidence multiplies, tempered
+NO_INDEX = 0.8  # a found "card" whose four corner regions are all this sure to hold no index is no card ...
+BLANK_KEEP = 0.6  # ... unless the detector is this sure (then it is an unreadable card)
+CARD_DET_MIN = 0.25  # the detector's score for a whole card
+INDEX_DET_MIN = 0.3  # ... and for a corner index
+DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95}  # until chosen on the calibration split (the report's)
+INK_MODES = ("print", "jitter", "other_suit", "grey")
+INK_SHARES = (0.55, 0.20, 0.15, 0.10)
+
+
+# ------------------------------------------------------------------ the deck as codes
+@dataclass(frozen=True)
+class DeckCodes:
+    """A suited deck's cards as codes: code = rank index * number of suits + suit index."""
+
+    deck_id: str
+    ranks: tuple
+    suits: tuple
+    cards: tuple  # card value per code
+
+    @property
+    def n(self) -> int:
+        return len(self.cards)
+
+    def code(self, card) -> int:
+        return self.ranks.index(card.rank) * len(self.suits) + self.suits.index(card.suit)
+
+    def rank_text(self, k: int) -> str:
+        card = self.cards[k]
+        return card.rank if isinstance(card.rank, str) else _STD_RANK[card.rank]
+
+
+_STD_RANK = {**{r: str(r) for r in range(2, 11)}, 11: "J", 12: "Q", 13: "K", 14: "A"}
+
+
+@lru_cache(maxsize=None)
+def deck_codes(deck: str) -> DeckCodes:
+    from companion.decks import get_deck
+
+    d = get_deck(deck)
+    ranks = tuple(dict.fromkeys(c.rank for c in d.cards))
+    suits = tuple(dict.fromkeys(c.suit for c in d.cards))
+    by = {(c.rank, c.suit): c for c in d.cards}
+    return DeckCodes(d.id, ranks, suits, tuple(by[r, s] for r in ranks for s in suits))
+
+
+# ------------------------------------------------------------------ views
+def index_view(quad: np.ndarray) -> np.ndarray:
+    """The reader's view of an index box (TL, TR, BR, BL as read upright): the box grown by INDEX_GROW about its
+    centre, then widened or heightened to the crop's aspect (CORNER_W : CORNER_H)."""
+    q = np.asarray(quad, np.float32)
+    u, v = q[1] - q[0], q[3] - q[0]
+    w, h = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+    u, v = u / max(w, 1e-6), v / max(h, 1e-6)
+    aspect = cr.CORNER_W / cr.CORNER_H
+    H = max(INDEX_GROW * h, INDEX_GROW * w / aspect)
+    W = aspect * H
+    c = q.mean(0)
+    return np.array([c - u * W / 2 - v * H / 2, c + u * W / 2 - v * H / 2, c + u * W / 2 + v * H / 2,
+                     c - u * W / 2 + v * H / 2], np.float32)
+
+
+def quarter_turns(quad: np.ndarray) -> list[np.ndarray]:
+    """The four readings of a box (each quarter turn's TL first)."""
+    return [np.roll(np.asarray(quad, np.float32), -r, axis=0) for r in range(4)]
+
+
+# ------------------------------------------------------------------ training data
+def _ink(rng, faces, style, ink):
+    """The ink of a training face and whether the view is turned grey (INK_MODES, INK_SHARES)."""
+    mode = INK_MODES[int(rng.choice(len(INK_MODES), p=INK_SHARES))]
+    ink = np.asarray(ink, np.float32)
+    if mode == "jitter":
+        ink = np.clip(ink + rng.normal(0, 28, 3), 0, 230)
+    elif mode == "other_suit":
+        pal = faces.PALETTES[style.palette % len(faces.PALETTES)]
+        others = [tuple(c) for c in pal.values() if tuple(map(float, c)) != tuple(map(float, ink))]
+        if others:
+            ink = np.clip(np.asarray(others[int(rng.integers(len(others)))], np.float32) + rng.normal(0, 12, 3), 0, 230)
+    elif mode == "grey":
+        ink = np.full(3, rng.uniform(10, 90), np.float32)
+    return tuple(float(x) for x in ink), mode == "grey"
+
+
+def _overlay_neighbour(rng, face: np.ndarray, iq: np.ndarray) -> None:
+    """Lay a neighbour card over ``face`` (in place) that leaves the top-left index ``iq`` showing: the next card
+    of a fan, to the right of the index or below it, slightly turned."""
+    from vision.decks.suited import PAPERS
+
+    fh, fw = face.shape[:2]
+    x1, y1 = iq[:, 0].max(), iq[:, 1].max()
+    gap = rng.uniform(0.5, 4.0) * fw / 63
+    ang = math.radians(rng.uniform(-12, 12))
+    if rng.random() < 0.6:  # a card to the right: its left edge a little right of the index
+        p0 = np.array([x1 + gap, -fh])
+        d_edge, d_in = np.array([math.sin(ang), math.cos(ang)]), np.array([math.cos(ang), -math.sin(ang)])
+    else:  # a card below
+        p0 = np.array([-fw, y1 + gap])
+        d_edge, d_in = np.array([math.cos(ang), math.sin(ang)]), np.array([-math.sin(ang), math.cos(ang)])
+    L = 4 * max(fw, fh)
+    poly = np.array([p0, p0 + d_edge * L, p0 + d_edge * L + d_in * L, p0 + d_in * L], np.float32)
+    paper = PAPERS[int(rng.integers(len(PAPERS)))]
+    cv2.fillPoly(face, [np.round(poly).astype(np.int32)], paper, cv2.LINE_AA)
+    shade = tuple(int(c * rng.uniform(0.35, 0.8)) for c in paper)
+    cv2.line(face, tuple(np.round(p0).astype(int)), tuple(np.round(p0 + d_edge * L).astype(int)), shade,
+             max(1, int(rng.integers(1, 4))), cv2.LINE_AA)
+
+
+def _suited_chunk(args):
+    seed, n, split, deck = args
+    from vision.decks.faces import faces_for
+    from vision.decks.suited import render_suited
+    from vision.fonts import split_fonts
+
+    codes = deck_codes(deck)
+    faces = faces_for(deck)
+    fonts = split_fonts(split)
+    nr = len(codes.ranks)
+    rng = np.random.default_rng(seed)
+    C, R, L = [], [], []
+
+    def add(img, q, r, s):
+        C.append(cr.crop_region(img, q))
+        R.append(r)
+        L.append(s)
+
+    for _ in range(n):
+        k = int(rng.integers(codes.n))
+        card = codes.cards[k]
+        r, s = divmod(k, len(codes.suits))
+        style = faces.random_style(np.random.default_rng(int(rng.integers(1 << 62))),
+                                   None if rng.random() < 0.15 else fonts)
+        rank_text, pips, court, symbol, ink = faces.face(card, style)
+        ink, grey = _ink(rng, faces, style, ink)
+        face, iquads = render_suited(rank_text, pips, court, symbol, ink, style, 4.0)
+        fan = rng.random() < 0.33
+        if fan:
+            face = face.copy()
+            _overlay_neighbour(rng, face, iquads[0])
+        img, quad, M = cr.camera_view(rng, face)
+        if grey:
+            img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        q = cr._noisy(quad, rng)
+        regs = cr.corner_regions(q)
+        for reg in regs[:1] if fan else regs:
+            add(img, reg, r, s)
+        if not fan:
+            for reg in cr.corner_regions(np.roll(q, -1, axis=0)):  # read sideways: no upright index
+                add(img, reg, nr, -100)
+        # an index view from a detector-like box about the printed index (shifted, scaled, turned a little)
+        iq = cv2.perspectiveTransform(iquads[0 if fan else int(rng.integers(2))][None].astype(np.float32), M)[0]
+        size = float(np.linalg.norm(iq[0] - iq[2]))
+        ctr = iq.mean(0) + rng.normal(0, 0.06 * size, 2)
+        a = rng.normal(0, 0.06)
+        Rm = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        iq = ((iq - iq.mean(0)) @ Rm.T * rng.uniform(0.88, 1.15) + ctr + rng.normal(0, 0.03 * size, (4, 2)))
+        add(img, index_view(iq), r, s)
+        add(img, index_view(iq[[2, 3, 0, 1]]), nr, -100)
+        if rng.random() < 0.5:
+            add(img, index_view(iq[[1, 2, 3, 0]]), nr, -100)  # a quarter turn: no upright index either
+    return np.stack(C), np.array(R, np.int64), np.array(L, np.int64)
+
+
+def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1):
+    """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` in faces of font split
+    ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none)."""
+    chunks = [(seed * 1000 + k, min(400, n_cards - k * 400), split, deck) for k in range((n_cards + 399) // 400)]
+    if workers > 1 and len(chunks) > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_suited_chunk, chunks)
+    else:
+        parts = [_suited_chunk(c) for c in chunks]
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
+
+
+# ------------------------------------------------------------------ runtime
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+class SuitedReader:
+    """A deck's reader (``<deck>_reader.int8.onnx``): views in, P(code) and P(no upright index) out."""
+
+    def __init__(self, deck: str, models: Path | None = None, threads: int = 2, path: Path | None = None):
+        self.codes = deck_codes(deck)
+        models = Path(models or MODELS)
+        self.path = Path(path or models / f"{self.codes.deck_id}_reader.int8.onnx")
+        self.sess = _session(self.path, threads)
+        rep = self.path.parent / f"{self.codes.deck_id}_reader.json"
+        self.thresholds = dict(DEFAULT_THRESHOLDS)
+        if rep.exists():
+            self.thresholds.update(json.loads(rep.read_text()).get("thresholds", {}))
+
+    def read(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
+        """(P(code) [N, codes], P(no index) [N]) of the view quads ``views`` in the frame ``bgr``."""
+        if not len(views):
+            return np.zeros((0, self.codes.n)), np.zeros(0)
+        x = cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))
+        zr, zl, _ = self.sess.run(None, {"crop": x})
+        pr, pl = cr._softmax(zr), cr._softmax(zl)
+        return cr.code_probs(pr, pl), pr[:, -1]
+
+
+@dataclass
+class SuitedRead:
+    kind: str  # "card" (a whole card) or "index" (a corner index outside every whole card)
+    corners: np.ndarray
+    probs: np.ndarray
+    confidence: float
+    code: int | None  # None: unsure
+    codes: DeckCodes
+
+    @property
+    def center(self):
+        return self.corners.mean(0)
+
+    def card(self):
+        return None if self.code is None else self.codes.cards[self.code]
+
+    def to_json(self) -> dict:
+        from companion.decks import get_deck
+
+        d = get_deck(self.codes.deck_id)
+        card = self.card()
+        alts = [[d.notation(self.codes.cards[k]), round(float(self.probs[k]), 4)]
+                for k in np.argsort(-self.probs)[:3] if self.probs[k] >= 0.001]
+        return {
+            "kind": self.kind,
+            "card": None if card is None else d.notation(card),
+            "rank": None if card is None else self.codes.rank_text(self.code),
+            "suit": None if card is None else card.suit,
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "confidence": round(float(self.confidence), 4),
+            "alternatives": alts,
+        }
+
+
+class SuitedScanner:
+    """Detector (``card_det_decks.int8.onnx``) + the deck's reader. Whole cards: the outline snapped to the card's
+    edges (``vision.detect.card_outline``), both readings of which pair of sides is long, the four corner regions
+    read, the reading whose index corners look surest to hold an index wins; the two corners multiply (tempered).
+    Every card of a deck is unique (``vision.detect.unique_cards``). Corner indices outside every whole card (a
+    fan, a trick pile) are read from their index box in the four quarter turns."""
+
+    def __init__(self, deck: str, models: Path | None = None, threads: int = 2):
+        from vision.detect import Detector
+
+        models = Path(models or MODELS)
+        self.codes = deck_codes(deck)
+        self.reader = SuitedReader(deck, models, threads)
+        det = models / "card_det_decks.onnx"
+        if not det.with_suffix(".int8.onnx").exists():  # a folder with the reader only (training): the committed one
+            det = MODELS / "card_det_decks.onnx"
+        self.detector = Detector(det, "ort", threads)
+        self.card_min = float(self.reader.thresholds["card"])
+        self.index_min = float(self.reader.thresholds["index"])
+
+    def scan(self, bgr: np.ndarray) -> list[SuitedRead]:
+        from vision.detect import _overlap, card_outline, unique_cards
+        from vision.geometry import upright_quad
+
+        dets = self.detector(bgr)
+        cards = sorted([d for d in dets if d[0] == 0 and d[1] >= CARD_DET_MIN], key=lambda d: -d[1])
+        idx = [d for d in dets if d[0] == 1 and d[1] >= INDEX_DET_MIN]
+        gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        idx_quads = [upright_quad(*d[2:]) for d in idx]
+        idx_ctr = [tuple(map(float, q.mean(0))) for q in idx_quads]
+        outlines, views = [], []
+        for c in cards:
+            box = upright_quad(*c[2:])
+            grown = ((box - box.mean(0)) * 1.15 + box.mean(0)).reshape(-1, 1, 2)
+            hints = [idx_quads[k] for k in range(len(idx)) if cv2.pointPolygonTest(grown, idx_ctr[k], False) >= 0]
+            cq = card_outline(gray, c[2:], hints)
+            outlines.append(cq)
+            for o in (0, 1):  # which pair of sides is the long one: both readings are read
+                views += cr.corner_regions(np.roll(cq, -o, axis=0))
+        on_cards = [((q - q.mean(0)) * 1.02 + q.mean(0)).reshape(-1, 1, 2) for q in outlines]
+        lone = [k for k in range(len(idx)) if not any(cv2.pointPolygonTest(p, idx_ctr[k], False) >= 0 for p in on_cards)]
+        for k in lone:
+            views += [index_view(q) for q in quarter_turns(idx_quads[k])]
+        probs, p_none = self.reader.read(bgr, views)
+        posts, quads = [], []
+        for n, c in enumerate(cards):
+            P, pn = probs[4 * n: 4 * n + 4], p_none[4 * n: 4 * n + 4]
+            if (pn > NO_INDEX).all() and c[1] < BLANK_KEEP:
+                continue  # no index at any corner, either way round: not a face-up card
+            score = [math.log(max(1 - pn[2 * o], 1e-9)) + math.log(max(1 - pn[2 * o + 1], 1e-9)) for o in (0, 1)]
+            o = int(np.argmax(score))
+            q = np.roll(outlines[n], -o, axis=0)
+            if any(_overlap(q, q2) > 0.5 for q2 in quads):
+                continue  # one card found twice
+            logp = CARD_TEMP * np.log(np.maximum(P[2 * o: 2 * o + 2], 1e-12)).sum(0)
+            if (pn[2 * o: 2 * o + 2] > NO_INDEX).all():
+                logp = np.zeros(self.codes.n)  # a sure card with no legible index: unreadable, never dropped
+            p = np.exp(logp - logp.max())
+            posts.append(p / p.sum())
+            quads.append(q)
+        out = []
+        for q, p in zip(quads, unique_cards(posts, self.card_min)):
+            k = int(p.argmax())
+            out.append(SuitedRead("card", q, p, float(p[k]), k if p[k] >= self.card_min else None, self.codes))
+        base = 4 * len(cards)
+        lone_reads = []
+        for j, k in enumerate(lone):
+            pn = p_none[base + 4 * j: base + 4 * j + 4]
+            t = int(pn.argmin())  # the quarter turn surest to hold an upright index
+            p = probs[base + 4 * j + t]
+            p = p / p.sum()
+            c = int(p.argmax())
+            lone_reads.append(SuitedRead("index", quarter_turns(idx_quads[k])[t], p, float(p[c]),
+                                         c if p[c] >= self.index_min else None, self.codes))
+        # the detector can find one index twice in boxes turned apart: the less sure of two that lie within half
+        # an index of one another goes
+        kept: list[SuitedRead] = []
+        for rd in sorted(lone_reads, key=lambda r: -r.confidence):
+            size = float(np.linalg.norm(rd.corners[0] - rd.corners[2]))
+            if not any(np.linalg.norm(rd.center - o.center) < 0.5 * size for o in kept):
+                kept.append(rd)
+        return out + kept
+
+
+# ------------------------------------------------------------------ scoring against scene labels
+def match_reads(scene, reads) -> list[dict]:
+    """Each labelled card of a rendered scene that shows itself (a whole card, or a corner index at least 90 %
+    visible) with what the scan said about it: {"card", "whole", "reads": [(code or None, confidence)]}, and the
+    reads that match no card as {"card": None, ...}. A whole-card read belongs to the card whose outline holds its
+    centre (the topmost); an index read to the card whose visible index lies nearest its centre."""
+    rows = []
+    for c in scene.cards:
+        shows = c.card_visible > 0.9 or any(v >= 0.9 for v in c.index_visible)
+        rows.append({"card": c.card, "whole": c.card_visible > 0.9, "shows": shows, "reads": []})
+    stray = []
+    from companion.decks import get_deck
+
+    d = get_deck(scene.deck)
+    for rd in reads:
+        said = None if rd.code is None else d.notation(rd.codes.cards[rd.code])
+        best, best_d = None, np.inf
+        ctr = tuple(map(float, rd.center))
+        for i in range(len(scene.cards) - 1, -1, -1):
+            c = scene.cards[i]
+            if rd.kind == "card":
+                if cv2.pointPolygonTest(c.quad.reshape(-1, 1, 2).astype(np.float32), ctr, False) >= 0:
+                    best = i
+                    break
+            else:
+                for q, v in zip(c.index_quads, c.index_visible):
+                    size = float(np.linalg.norm(q[0] - q[2]))
+                    dist = float(np.linalg.norm(q.mean(0) - rd.center))
+                    if v >= 0.5 and dist < 0.8 * size and dist < best_d:
+                        best, best_d = i, dist
+        if best is None:
+            stray.append((said, rd.confidence))
+        else:
+            rows[best]["reads"].append((said, rd.confidence, rd.kind))
+    for s in stray:
+        rows.append({"card": None, "whole": False, "shows": False, "reads": [(s[0], s[1], "stray")]})
+    return rows
+
+
+def score_rows(rows) -> dict:
+    """Per showing card: exact (every confident read names it, at least one), wrong with confidence (a
+    confident read names another card), unreadable (found, nothing confident), missed (not found); recall =
+    found / showing. False cards: confident reads of nothing."""
+    st = {"cards": 0, "exact": 0, "wrong_confident": 0, "unreadable": 0, "missed": 0, "false_reads": 0}
+    for r in rows:
+        if r["card"] is None:
+            st["false_reads"] += sum(1 for s, _c, _k in r["reads"] if s is not None)
+            continue
+        if not r["shows"]:
+            st["false_reads"] += sum(1 for s, _c, _k in r["reads"] if s is not None and s != r["card"])
+            continue
+        st["cards"] += 1
+        said = [s for s, _c, _k in r["reads"] if s is not None]
+        if not r["reads"]:
+            st["missed"] += 1
+        elif any(s != r["card"] for s in said):
+            st["wrong_confident"] += 1
+        elif said:
+            st["exact"] += 1
+        else:
+            st["unreadable"] += 1
+    n = max(st["cards"], 1)
+    st["exact_pct"] = round(100 * st["exact"] / n, 2)
+    st["recall_pct"] = round(100 * (st["cards"] - st["missed"]) / n, 2)
+    st["wrong_confident_pct"] = round(100 * st["wrong_confident"] / n, 2)
+    st["unreadable_pct"] = round(100 * st["unreadable"] / n, 2)
+    return st
+
+
+def choose_thresholds(conf_right: dict, max_wrong: float = 0.002) -> dict:
+    """The lowest threshold (per kind: card, index) from a grid at which the confident wrong reads are at most
+    ``max_wrong`` of the reads of that kind (on the calibration scenes)."""
+    out = {}
+    for kind, pairs in conf_right.items():
+        if not pairs:
+            out[kind] = DEFAULT_THRESHOLDS[kind]
+            continue
+        conf = np.array([c for c, _ in pairs])
+        right = np.array([r for _, r in pairs], bool)
+        pick = 0.999
+        for t in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999):
+            if ((conf >= t) & ~right).sum() <= max_wrong * len(conf):
+                pick = t
+                break
+        out[kind] = pick
+    return out
+
+
+def scene_conf_right(scanner, scenes) -> dict:
+    """(confidence, right) of every read that matches a labelled card, per kind, with no threshold applied."""
+    from companion.decks import get_deck
+
+    out = {"card": [], "index": []}
+    saved = scanner.card_min, scanner.index_min
+    scanner.card_min = scanner.index_min = 0.0  # every read names its likeliest card
+    try:
+        for sc in scenes:
+            d = get_deck(sc.deck)
+            for r in match_reads(sc, scanner.scan(sc.image)):
+                if r["card"] is None or not r["shows"]:
+                    continue
+                for said, conf, kind in r["reads"]:
+                    out[kind].append((float(conf), said == r["card"]))
+    finally:
+        scanner.card_min, scanner.index_min = saved
+    return out
+
+
+# ------------------------------------------------------------------ training command
+def net_kw(deck: str) -> dict:
+    codes = deck_codes(deck)
+    return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits)}
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    from companion.decks import get_deck
+    from companion.errors import CardError
+
+    ap = argparse.ArgumentParser(prog="python -m vision.suited_reader", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--deck", required=True, help="standard52 or island54 (aliases: standard, island)")
+    ap.add_argument("--cards", type=int, default=9000, help="training cards (5-6 views each)")
+    ap.add_argument("--calib-cards", type=int, default=1200)
+    ap.add_argument("--calib-scenes", type=int, default=40, help="calibration-font scenes for the thresholds")
+    ap.add_argument("--steps", type=int, default=5000)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1, help="torch / onnxruntime threads")
+    ap.add_argument("--out", default=None, help="default models/")
+    ap.add_argument("--work", default=None, help="view cache folder (default out/train)")
+    ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
+    a = ap.parse_args(argv)
+    try:
+        deck = get_deck(a.deck).id
+    except CardError as e:
+        print(f"pirate-table: error: --deck: {e}", file=sys.stderr)
+        return 2
+    if deck not in DECKS:
+        print(f"pirate-table: error: --deck {a.deck}: not a suited deck ({', '.join(DECKS)})", file=sys.stderr)
+        return 2
+    import torch
+
+    torch.set_num_threads(a.threads)
+    root = Path(__file__).resolve().parent.parent
+    out = Path(a.out) if a.out else root / "models"
+    work = Path(a.work) if a.work else root / "out" / "train"
+    if a.smoke:
+        a.cards, a.calib_cards, a.calib_scenes, a.steps, a.batch, a.workers = 24, 12, 2, 3, 16, 1
+    out.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    rep: dict = {"deck": deck, "recipe": {k: getattr(a, k) for k in ("cards", "calib_cards", "calib_scenes", "steps",
+                                                                        "batch", "lr")},
+                 "ink_modes": dict(zip(INK_MODES, INK_SHARES))}
+    t0 = time.time()
+    cache = work / f"{deck}_views_{a.cards}.npz"
+    if cache.exists() and not a.smoke:
+        z = np.load(cache)
+        C, R, L = z["C"], z["R"], z["L"]
+    else:
+        C, R, L = gen_suited_crops(deck, a.cards, seed=11, split="train", workers=a.workers)
+        if not a.smoke:
+            np.savez(cache, C=C, R=R, L=L)
+    rep["train_views"] = int(len(C))
+    rep["gen_s"] = round(time.time() - t0, 1)
+    print(f"{deck}: {len(C)} training views in {rep['gen_s']} s", flush=True)
+    t0 = time.time()
+    onnx_path = work / f"{deck}_reader.onnx" if not a.smoke else out / f"{deck}_reader.onnx"
+    net = cr.train(cr.normalize(C), R, L, a.steps, onnx_path, batch=a.batch, lr=a.lr, threads=a.threads,
+                   net_kw=net_kw(deck), log=lambda m: print(f"{deck}: {m}", flush=True))
+    rep["train_s"] = round(time.time() - t0, 1)
+    rep["s_per_step"] = round(rep["train_s"] / max(a.steps, 1), 4)
+    # temperature on views of the calibration font split only
+    Cc, Rc, Lc = gen_suited_crops(deck, a.calib_cards, seed=12, split="calibration", workers=a.workers)
+    Xc = cr.normalize(Cc)
+    zr, zl, _ = cr.logits(onnx_path, Xc, threads=a.threads)
+    T = cr.fit_temperature(zr, zl, Rc, Lc)
+    cr.export(net, onnx_path, T)
+    rep["temperature"] = round(T, 4)
+    rep["calibration_views_fp32"] = cr.evaluate_crops(onnx_path, Xc, Rc, Lc)
+    t0 = time.time()
+    rng = np.random.default_rng(3)
+    int8 = out / f"{deck}_reader.int8.onnx"
+    cr.quantize(onnx_path, int8, cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+    rep["quantize_s"] = round(time.time() - t0, 1)
+    rep["calibration_views_int8"] = cr.evaluate_crops(int8, Xc, Rc, Lc)
+    rep["int8_bytes"] = int8.stat().st_size
+    # thresholds: on rendered scenes in calibration fonts (start rows, fans, trick piles), int8 runtime path
+    (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    from vision.fonts import split_fonts
+    from vision.synth.suited import LAYOUTS, make_deck_scene
+
+    t0 = time.time()
+    fonts = split_fonts("calibration")
+    scenes = [make_deck_scene(5_000_000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
+              for i in range(a.calib_scenes)]
+    scanner = SuitedScanner(deck, out, threads=a.threads)
+    cal = scene_conf_right(scanner, scenes)
+    rep["thresholds"] = choose_thresholds(cal)
+    rep["threshold_rule"] = "lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind"
+    rep["calibration_scene_reads"] = {k: len(v) for k, v in cal.items()}
+    scanner.card_min, scanner.index_min = rep["thresholds"]["card"], rep["thresholds"]["index"]
+    rows = [r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))]
+    rep["calibration_scenes"] = score_rows(rows)
+    rep["reliability_cards"] = cr.reliability(np.array([c for c, _ in cal["card"]]), np.array([r for _, r in cal["card"]]))
+    rep["reliability_indices"] = cr.reliability(np.array([c for c, _ in cal["index"]]),
+                                                np.array([r for _, r in cal["index"]]))
+    rep["thresholds_s"] = round(time.time() - t0, 1)
+    (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    for k in ("calibration_views_int8", "calibration_scenes"):
+        print(deck, k, json.dumps({x: y for x, y in rep[k].items() if x != "reliability"}))
+    print(deck, "temperature", rep["temperature"], "thresholds", rep["thresholds"], "int8 bytes", rep["int8_bytes"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
