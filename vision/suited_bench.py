@@ -9,6 +9,7 @@ reader, the thresholds chosen on the calibration split):
 - per card that shows itself (whole, or a corner index at least 90 % visible): exact (named right, no confident
   read says otherwise), recall (found at all), wrong with confidence, unreadable (found, nothing confident), and
   confident reads of nothing (``false_reads``);
+- island54 also on the start scenes turned grey (``start_grey``: no colour, the symbols alone);
 - the median time per 1280x720 frame with 8 cards lying apart (onnxruntime on 2 threads).
 
 Real photographs (``../shared/data/real-cards``, evaluation only, never copied here) through the standard52
@@ -38,12 +39,15 @@ SEED = 9_100_000  # held-out scene seeds (the calibration scenes start at 5_000_
 TARGETS = {"exact_pct": 97.0, "recall_pct": 99.0, "wrong_confident_pct": 0.5, "ms_per_frame": 40.0}
 
 
-def scenes_section(scanner, deck: str, layouts, n: int, seed: int, fonts) -> dict:
+def scenes_section(scanner, deck: str, layouts, n: int, seed: int, fonts, grey: bool = False) -> dict:
+    """``grey``: the frames turned grey (no colour at all: the suit symbol alone must tell the suits apart)."""
     from vision.synth.suited import make_deck_scene
 
     rows = []
     for i in range(n):
         sc = make_deck_scene(seed + i, deck, layouts[i % len(layouts)], fonts=fonts)
+        if grey:
+            sc.image = cv2.cvtColor(cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         rows += match_reads(sc, scanner.scan(sc.image))
     st = score_rows(rows)
     st["scenes"] = n
@@ -146,11 +150,15 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
         t0 = time.time()
         r["start"] = scenes_section(sc, deck, ("start",), scenes, SEED, fonts)
         r["overlaps"] = scenes_section(sc, deck, ("fan", "trick"), overlap_scenes, SEED + 100_000, fonts)
+        if deck == "island54":  # the same start scenes with no colour: the symbols alone
+            r["start_grey"] = scenes_section(sc, deck, ("start",), max(1, scenes // 2), SEED, fonts, grey=True)
         r["timing"] = frame_timing(sc, deck, fonts, frames)
         r["bench_s"] = round(time.time() - t0, 1)
-        for sec in ("start", "overlaps"):
+        for sec in ("start", "overlaps", "start_grey"):
+            if sec not in r:
+                continue
             s = r[sec]
-            out(f"{deck} {sec:8s} (held-out fonts, {s['scenes']} scenes, {s['cards']} cards): exact {s['exact_pct']:.1f} %, "
+            out(f"{deck} {sec:10s} (held-out fonts, {s['scenes']} scenes, {s['cards']} cards): exact {s['exact_pct']:.1f} %, "
                 f"recall {s['recall_pct']:.1f} %, wrong with confidence {s['wrong_confident_pct']:.2f} %, unreadable "
                 f"{s['unreadable_pct']:.1f} %, false reads {s['false_reads']}")
         t = r["timing"]
