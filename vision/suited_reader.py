@@ -199,11 +199,7 @@ def _suited_chunk(args):
                 add(img, reg, nr, -100)
         # an index view from a detector-like box about the printed index (shifted, scaled, turned a little)
         iq = cv2.perspectiveTransform(iquads[0 if fan else int(rng.integers(2))][None].astype(np.float32), M)[0]
-        size = float(np.linalg.norm(iq[0] - iq[2]))
-        ctr = iq.mean(0) + rng.normal(0, 0.06 * size, 2)
-        a = rng.normal(0, 0.06)
-        Rm = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        iq = ((iq - iq.mean(0)) @ Rm.T * rng.uniform(0.88, 1.15) + ctr + rng.normal(0, 0.03 * size, (4, 2)))
+        iq = _jittered_box(rng, iq)
         add(img, index_view(iq), r, s)
         add(img, index_view(iq[[2, 3, 0, 1]]), nr, -100)
         if rng.random() < 0.5:
@@ -211,19 +207,94 @@ def _suited_chunk(args):
     return np.stack(C), np.array(R, np.int64), np.array(L, np.int64)
 
 
-def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1):
-    """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` in faces of font split
-    ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none)."""
-    chunks = [(seed * 1000 + k, min(400, n_cards - k * 400), split, deck) for k in range((n_cards + 399) // 400)]
+def _jittered_box(rng, iq: np.ndarray) -> np.ndarray:
+    """A detector-like box about a printed index quad: shifted, scaled and turned a little."""
+    size = float(np.linalg.norm(iq[0] - iq[2]))
+    ctr = iq.mean(0) + rng.normal(0, 0.06 * size, 2)
+    a = rng.normal(0, 0.06)
+    Rm = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return ((iq - iq.mean(0)) @ Rm.T * rng.uniform(0.88, 1.15) + ctr + rng.normal(0, 0.03 * size, (4, 2)))
+
+
+def _scene_chunk(args):
+    """Views cut from whole rendered scenes (vision/synth/suited.py: start rows, fans, trick piles, mixed) in
+    the ``split`` fonts: real neighbours around the indices of overlapping cards. Per card lying whole: its four
+    corner regions (two labelled, two sideways); per index at least 90 % visible: its index view upright
+    (labelled) and turned (no index); per scene, three boxes of an index's size away from every index (pips, a
+    court's frame, the table: no index)."""
+    seed, n, split, deck = args
+    from companion.decks import get_deck
+    from vision.fonts import split_fonts
+    from vision.synth.suited import LAYOUTS, make_deck_scene
+
+    d = get_deck(deck)
+    codes = deck_codes(deck)
+    fonts = split_fonts(split)
+    nr = len(codes.ranks)
+    rng = np.random.default_rng(seed)
+    C, R, L = [], [], []
+
+    def add(img, q, r, s):
+        C.append(cr.crop_region(img, q))
+        R.append(r)
+        L.append(s)
+
+    for i in range(n):
+        sc = make_deck_scene(seed * 1000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
+        img = sc.image
+        if rng.random() < 0.1:
+            img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        all_iq = [q for c in sc.cards for q in c.index_quads]
+        for c in sc.cards:
+            r, s = divmod(codes.code(d.parse(c.card)), len(codes.suits))
+            if c.card_visible > 0.9:
+                q = cr._noisy(c.quad.astype(np.float32), rng)
+                for reg in cr.corner_regions(q):
+                    add(img, reg, r, s)
+                for reg in cr.corner_regions(np.roll(q, -1, axis=0)):
+                    add(img, reg, nr, -100)
+            for iq, v in zip(c.index_quads, c.index_visible):
+                if v < 0.9:
+                    continue
+                box = _jittered_box(rng, iq)
+                add(img, index_view(box), r, s)
+                add(img, index_view(box[[2, 3, 0, 1]]), nr, -100)
+                if rng.random() < 0.5:
+                    add(img, index_view(box[[1, 2, 3, 0]]), nr, -100)
+        for _ in range(3):  # boxes that hold no index
+            c = sc.cards[int(rng.integers(len(sc.cards)))]
+            iq = c.index_quads[0]
+            size = float(np.linalg.norm(iq[0] - iq[2]))
+            ctr = c.quad.mean(0) + rng.normal(0, 0.6 * size, 2) if rng.random() < 0.7 else \
+                rng.uniform((0, 0), (img.shape[1], img.shape[0]))
+            if min(float(np.linalg.norm(q.mean(0) - ctr)) for q in all_iq) < 1.2 * size:
+                continue
+            box = np.roll(iq - iq.mean(0), -int(rng.integers(4)), axis=0) + ctr
+            add(img, index_view(box.astype(np.float32)), nr, -100)
+    return np.stack(C), np.array(R, np.int64), np.array(L, np.int64)
+
+
+def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0):
+    """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
+    scenes) in faces of font split ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit
+    labels (-100: none)."""
+    chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck))
+              for k in range((n_cards + 399) // 400)]
+    chunks += [(_scene_chunk, (seed * 1000 + 500 + k, min(50, n_scenes - k * 50), split, deck))
+               for k in range((n_scenes + 49) // 50)]
     if workers > 1 and len(chunks) > 1:
         import multiprocessing as mp
 
         with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_suited_chunk, chunks)
+            parts = pool.starmap(_call, chunks)
     else:
-        parts = [_suited_chunk(c) for c in chunks]
+        parts = [f(c) for f, c in chunks]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
+
+
+def _call(f, args):
+    return f(args)
 
 
 # ------------------------------------------------------------------ runtime
@@ -503,6 +574,23 @@ def scene_conf_right(scanner, scenes) -> dict:
 
 
 # ------------------------------------------------------------------ training command
+def warm_start(deck: str, pirates_onnx: Path, out_pt: Path) -> Path:
+    """A starting point for the deck's reader: the committed Pirate's Bluff corner reader's convolutions (it already
+    finds an index anywhere in a corner region), its first convolution spread over the colour channels with the
+    grey weights (BGR 0.114, 0.587, 0.299); the heads start fresh. Written as a state dict for ``corner.train``."""
+    import torch
+
+    grey = cr.make_net()
+    cr.load_onnx_weights(grey, pirates_onnx)
+    net = cr.make_net(**net_kw(deck))
+    sd = net.state_dict()
+    for k, v in grey.state_dict().items():
+        if k.startswith(("rank.", "letter.")):
+            continue
+        sd[k] = v * torch.tensor([0.114, 0.587, 0.299]).view(1, 3, 1, 1) if k == "f.0.0.weight" else v
+    torch.save(sd, str(out_pt))
+    return out_pt
+
 def measure_step_s(deck: str, batch: int, threads: int, steps: int = 12) -> float:
     """Seconds per training step of the deck's reader on this machine now (random input, after 3 warm steps)."""
     import torch
@@ -540,6 +628,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deck", required=True, help="standard52 or island54 (aliases: standard, island)")
     ap.add_argument("--cards", type=int, default=9000, help="training cards (5-6 views each)")
+    ap.add_argument("--scenes", type=int, default=800, help="training scenes (views of every card in them)")
     ap.add_argument("--calib-cards", type=int, default=1200)
     ap.add_argument("--calib-scenes", type=int, default=80, help="calibration-font scenes for the thresholds")
     ap.add_argument("--steps", type=int, default=8000)
@@ -551,6 +640,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch / onnxruntime threads")
     ap.add_argument("--out", default=None, help="default models/")
     ap.add_argument("--work", default=None, help="view cache folder (default out/train)")
+    ap.add_argument("--cold", action="store_true", help="start from random weights instead of the Pirate's Bluff "
+                    "corner reader's convolutions (models/corner_reader.onnx)")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     try:
@@ -568,19 +659,19 @@ def main(argv=None) -> int:
     out = Path(a.out) if a.out else root / "models"
     work = Path(a.work) if a.work else root / "out" / "train"
     if a.smoke:
-        a.cards, a.calib_cards, a.calib_scenes, a.steps, a.batch, a.workers = 24, 12, 2, 3, 16, 1
+        a.cards, a.scenes, a.calib_cards, a.calib_scenes, a.steps, a.batch, a.workers = 24, 2, 12, 2, 3, 16, 1
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
-    rep: dict = {"deck": deck, "recipe": {k: getattr(a, k) for k in ("cards", "calib_cards", "calib_scenes", "steps",
+    rep: dict = {"deck": deck, "recipe": {k: getattr(a, k) for k in ("cards", "scenes", "calib_cards", "calib_scenes", "steps",
                                                                         "batch", "lr")},
                  "ink_modes": dict(zip(INK_MODES, INK_SHARES))}
     t0 = time.time()
-    cache = work / f"{deck}_views_{a.cards}.npz"
+    cache = work / f"{deck}_views_{a.cards}_{a.scenes}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
         C, R, L = z["C"], z["R"], z["L"]
     else:
-        C, R, L = gen_suited_crops(deck, a.cards, seed=11, split="train", workers=a.workers)
+        C, R, L = gen_suited_crops(deck, a.cards, seed=11, split="train", workers=a.workers, n_scenes=a.scenes)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["train_views"] = int(len(C))
@@ -593,12 +684,17 @@ def main(argv=None) -> int:
         print(f"{deck}: {steps} steps fit in {a.train_budget_s:.0f} s", flush=True)
     t0 = time.time()
     onnx_path = work / f"{deck}_reader.onnx" if not a.smoke else out / f"{deck}_reader.onnx"
+    init = None
+    if not a.cold and (MODELS / "corner_reader.onnx").exists():
+        init = warm_start(deck, MODELS / "corner_reader.onnx", work / f"{deck}_warm_start.pt")
+    rep["warm_start"] = "models/corner_reader.onnx (convolutions)" if init else None
     net = cr.train(cr.normalize(C), R, L, a.steps, onnx_path, batch=a.batch, lr=a.lr, threads=a.threads,
-                   net_kw=net_kw(deck), log=lambda m: print(f"{deck}: {m}", flush=True))
+                   net_kw=net_kw(deck), init=init, log=lambda m: print(f"{deck}: {m}", flush=True))
     rep["train_s"] = round(time.time() - t0, 1)
     rep["s_per_step"] = round(rep["train_s"] / max(a.steps, 1), 4)
     # temperature on views of the calibration font split only
-    Cc, Rc, Lc = gen_suited_crops(deck, a.calib_cards, seed=12, split="calibration", workers=a.workers)
+    Cc, Rc, Lc = gen_suited_crops(deck, a.calib_cards, seed=12, split="calibration", workers=a.workers,
+                                  n_scenes=a.calib_cards // 12)
     Xc = cr.normalize(Cc)
     zr, zl, _ = cr.logits(onnx_path, Xc, threads=a.threads)
     T = cr.fit_temperature(zr, zl, Rc, Lc)
