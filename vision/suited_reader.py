@@ -449,8 +449,13 @@ class SuitedScanner:
                                          c if p[c] >= self.index_min else None, self.codes))
         # the detector can find one index twice in boxes turned apart: the less sure of two that lie within half
         # an index of one another goes
+        # ... and an index naming a card already read whole is that card again (an outline snapped a little inside
+        # the card leaves its own index outside it): every card of the deck is unique
+        whole = {rd.code for rd in out if rd.code is not None}
         kept: list[SuitedRead] = []
         for rd in sorted(lone_reads, key=lambda r: -r.confidence):
+            if rd.code is not None and rd.code in whole:
+                continue
             size = float(np.linalg.norm(rd.corners[0] - rd.corners[2]))
             if not any(np.linalg.norm(rd.center - o.center) < 0.5 * size for o in kept):
                 kept.append(rd)
@@ -634,6 +639,9 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=8000)
     ap.add_argument("--train-budget-s", type=float, default=None,
                     help="at most this many seconds of training: the steps are cut to fit, from a measured s/step")
+    ap.add_argument("--finish-by", default=None, metavar="HH:MM",
+                    help="UTC time by which the whole command should be done: the training gets what is left after "
+                    "the views are made, less 150 s for calibration (sets --train-budget-s)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--workers", type=int, default=1)
@@ -652,6 +660,16 @@ def main(argv=None) -> int:
     if deck not in DECKS:
         print(f"pirate-table: error: --deck {a.deck}: not a suited deck ({', '.join(DECKS)})", file=sys.stderr)
         return 2
+    import datetime as dt
+
+    finish_end = None
+    if a.finish_by:
+        try:
+            hh, mm = (int(x) for x in a.finish_by.split(":"))
+            finish_end = dt.datetime.now(dt.timezone.utc).replace(hour=hh, minute=mm, second=0, microsecond=0)
+        except ValueError:
+            print(f"pirate-table: error: --finish-by {a.finish_by!r}: not a time HH:MM (UTC)", file=sys.stderr)
+            return 2
     import torch
 
     torch.set_num_threads(a.threads)
@@ -677,6 +695,8 @@ def main(argv=None) -> int:
     rep["train_views"] = int(len(C))
     rep["gen_s"] = round(time.time() - t0, 1)
     print(f"{deck}: {len(C)} training views in {rep['gen_s']} s", flush=True)
+    if finish_end is not None:
+        a.train_budget_s = max(30.0, (finish_end - dt.datetime.now(dt.timezone.utc)).total_seconds() - 150)
     if a.train_budget_s:
         steps = min(a.steps, max(10, int(a.train_budget_s / (1.1 * measure_step_s(deck, a.batch, a.threads)))))
         rep["steps_cut_to_budget"] = {"asked": a.steps, "budget_s": a.train_budget_s, "steps": steps}
