@@ -115,6 +115,18 @@ def quarter_turns(quad: np.ndarray) -> list[np.ndarray]:
     return [np.roll(np.asarray(quad, np.float32), -r, axis=0) for r in range(4)]
 
 
+def turned_boxes(quad: np.ndarray, n: int = 12) -> list[np.ndarray]:
+    """``n`` readings of an axis-aligned box whose index may lie at any angle in it (a labelled photo's box, not a
+    detector's oriented one): an index-shaped box (0.6 x 1 of the box's longer side) about its centre, turned by
+    360/n degrees at a time."""
+    from vision.geometry import rect_corners
+
+    q = np.asarray(quad, np.float32)
+    side = max(float(np.linalg.norm(q[1] - q[0])), float(np.linalg.norm(q[3] - q[0])))
+    cx, cy = q.mean(0)
+    return [rect_corners(cx, cy, 0.6 * side, side, 2 * math.pi * k / n).astype(np.float32) for k in range(n)]
+
+
 # ------------------------------------------------------------------ training data
 def _ink(rng, faces, style, ink):
     """The ink of a training face and whether the view is turned grey (INK_MODES, INK_SHARES)."""
@@ -211,9 +223,9 @@ def _jittered_box(rng, iq: np.ndarray) -> np.ndarray:
     """A detector-like box about a printed index quad: shifted, scaled and turned a little."""
     size = float(np.linalg.norm(iq[0] - iq[2]))
     ctr = iq.mean(0) + rng.normal(0, 0.06 * size, 2)
-    a = rng.normal(0, 0.06)
+    a = rng.normal(0, 0.1)  # ~6 degrees: a detector's angle, or a box read in twelve turns (the bench)
     Rm = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    return ((iq - iq.mean(0)) @ Rm.T * rng.uniform(0.88, 1.15) + ctr + rng.normal(0, 0.03 * size, (4, 2)))
+    return ((iq - iq.mean(0)) @ Rm.T * rng.uniform(0.85, 1.3) + ctr + rng.normal(0, 0.03 * size, (4, 2)))
 
 
 def _scene_chunk(args):
