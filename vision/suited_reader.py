@@ -168,6 +168,21 @@ def _overlay_neighbour(rng, face: np.ndarray, iq: np.ndarray) -> None:
              max(1, int(rng.integers(1, 4))), cv2.LINE_AA)
 
 
+class _Views:
+    """Labelled views being collected: crops (cut by the runtime's own crop code), rank and suit labels."""
+
+    def __init__(self):
+        self.C, self.R, self.L = [], [], []
+
+    def add(self, img, q, r, s):
+        self.C.append(cr.crop_region(img, q))
+        self.R.append(r)
+        self.L.append(s)
+
+    def arrays(self):
+        return np.stack(self.C), np.array(self.R, np.int64), np.array(self.L, np.int64)
+
+
 def _suited_chunk(args):
     seed, n, split, deck = args
     from vision.decks.faces import faces_for
@@ -179,12 +194,8 @@ def _suited_chunk(args):
     fonts = split_fonts(split)
     nr = len(codes.ranks)
     rng = np.random.default_rng(seed)
-    C, R, L = [], [], []
-
-    def add(img, q, r, s):
-        C.append(cr.crop_region(img, q))
-        R.append(r)
-        L.append(s)
+    views = _Views()
+    add = views.add
 
     for _ in range(n):
         k = int(rng.integers(codes.n))
@@ -216,7 +227,7 @@ def _suited_chunk(args):
         add(img, index_view(iq[[2, 3, 0, 1]]), nr, -100)
         if rng.random() < 0.5:
             add(img, index_view(iq[[1, 2, 3, 0]]), nr, -100)  # a quarter turn: no upright index either
-    return np.stack(C), np.array(R, np.int64), np.array(L, np.int64)
+    return views.arrays()
 
 
 def _jittered_box(rng, iq: np.ndarray) -> np.ndarray:
@@ -244,12 +255,8 @@ def _scene_chunk(args):
     fonts = split_fonts(split)
     nr = len(codes.ranks)
     rng = np.random.default_rng(seed)
-    C, R, L = [], [], []
-
-    def add(img, q, r, s):
-        C.append(cr.crop_region(img, q))
-        R.append(r)
-        L.append(s)
+    views = _Views()
+    add = views.add
 
     for i in range(n):
         sc = make_deck_scene(seed * 1000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
@@ -283,7 +290,7 @@ def _scene_chunk(args):
                 continue
             box = np.roll(iq - iq.mean(0), -int(rng.integers(4)), axis=0) + ctr
             add(img, index_view(box.astype(np.float32)), nr, -100)
-    return np.stack(C), np.array(R, np.int64), np.array(L, np.int64)
+    return views.arrays()
 
 
 def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0):
