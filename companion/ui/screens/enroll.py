@@ -99,7 +99,8 @@ class EnrollScreen(Screen):
                 row.add_widget(keep)
             else:
                 when = (d.get("enrolled") or "")[:10]
-                lab = Label(text=f"[b]{name}[/b]  {d.get('base') or '?'}  {when}", markup=True, halign="left",
+                stale = "" if d.get("current") else "  [color=ff8060]teach again (earlier camera reader)[/color]"
+                lab = Label(text=f"[b]{name}[/b]  {d.get('base') or '?'}  {when}{stale}", markup=True, halign="left",
                             valign="middle")
                 lab.bind(size=lambda w, s: setattr(w, "text_size", s))
                 row.add_widget(lab)
