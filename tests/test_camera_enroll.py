@@ -142,6 +142,20 @@ def test_enroll_list_scan_remove(enrolled, tmp_path):  # runs after the refusals
             assert fb["card"] == gmin.code
     assert wrong == 0
     assert exact >= 0.9 * total, (exact, total)
+    # a profile taught to an earlier corner reader (other pooled features) is never used: refused in one line,
+    # listed as to be taught again
+    import shutil
+
+    old = data / "decks" / "olddeck"
+    shutil.copytree(data / "decks" / "mydeck", old)
+    m = json.loads((old / "deck.json").read_text())
+    m["reader"] = "0" * 16
+    (old / "deck.json").write_text(json.dumps(m))
+    _refused(_cli(["scan", str(tmp_path / "s0.jpg"), "--deck", "olddeck", "--json"], data), "--deck olddeck: taught to an earlier")
+    listed = {d["name"]: d["current"] for d in json.loads(_cli(["deck", "list", "--json"], data).stdout)}
+    assert listed == {"mydeck": True, "olddeck": False}
+    assert "teach again" in _cli(["deck", "list"], data).stdout.splitlines()[1]
+    assert _cli(["deck", "remove", "olddeck"], data).returncode == 0
     res = _cli(["deck", "remove", "mydeck"], data)
     assert res.returncode == 0
     assert json.loads(_cli(["deck", "list", "--json"], data).stdout) == []

@@ -46,3 +46,37 @@ def test_train_smoke_produces_models_the_runtime_loads(tmp_path):
     assert rep["train_crops"] > 0 and rep["temperature"] > 0
     cards, _ = Scanner("ort", out, reader="both").scan(img)
     assert isinstance(cards, list)
+
+
+def test_corner_training_cut_off_goes_on_from_its_checkpoint(tmp_path):
+    """A training run stopped part way goes on from its last checkpoint and ends with exactly the weights of a run
+    that was never stopped."""
+    import torch
+
+    from vision.corner import CORNER_H, CORNER_W, train
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (40, 1, CORNER_H, CORNER_W)).astype(np.float32)
+    R = rng.integers(0, 10, 40).astype(np.int64)
+    L = np.where(R < 9, rng.integers(0, 8, 40), -100).astype(np.int64)
+    whole = train(X, R, L, 4, tmp_path / "a" / "r.onnx", batch=8, threads=1, log=lambda m: None)
+
+    class Cut(Exception):
+        pass
+
+    def cut(msg):
+        if "step 3/4" in msg:
+            raise Cut
+
+    ck = tmp_path / "b" / "r.ckpt"
+    ck.parent.mkdir()
+    with pytest.raises(Cut):
+        train(X, R, L, 4, tmp_path / "b" / "r.onnx", batch=8, threads=1, log=cut, checkpoint=ck, checkpoint_every=2)
+    assert ck.exists()
+    said = []
+    again = train(X, R, L, 4, tmp_path / "b" / "r.onnx", batch=8, threads=1, log=said.append, checkpoint=ck,
+                  checkpoint_every=2)
+    assert any("going on from step 2" in m for m in said)
+    assert not ck.exists()
+    a, b = whole.state_dict(), again.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)

@@ -75,7 +75,7 @@ def take(app, es):
 
 def test_cancel_leaves_nothing(app):
     es = open_enroll(app)
-    assert "No deck enrolled yet." in labels(es)
+    assert "No deck taught yet." in labels(es)
     es.ids.deck_name.text = "Bad Name!"
     tap(es.ids.start)
     assert es.ids.steps.current == "setup" and "not a deck name" in es.ids.setup_note.text
@@ -152,6 +152,17 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
 
     tap(es.ids.done)
     assert es.ids.steps.current == "setup"
+    # the camera reads the taught deck from now on (kept in the app's settings); the scanner has its profile
+    assert app.camera_deck() == "*printed" and find(es, tag="use:*printed").text == "In use"
+    tap(find(es, tag="use:kitchen-deck"))
+    assert app.camera_deck() == "kitchen-deck" == app.config.get("table", "camera_deck")
+    assert find(es, tag="use:kitchen-deck").text == "In use" and find(es, tag="use:*printed").text == "Use"
+    assert "The camera reads: deck kitchen-deck." in es.ids.setup_note.text
+    shot(app, "enroll-use.png")
+    from companion.ui.camservice import scanner_for
+
+    sc = scanner_for("kitchen-deck")
+    assert sc.mode == "corner" and sc.corner.profile is not None and sc.corner.profile.name == "kitchen-deck"
     tap(find(es, tag="remove:kitchen-deck"))
     shot(app, "enroll-remove.png")
     tap(find(es, tag="keep:kitchen-deck"))  # not removed
@@ -159,7 +170,12 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
     tap(find(es, tag="remove:kitchen-deck"))
     tap(find(es, tag="confirm:kitchen-deck"))
     assert not (app.test_data_dir / "decks" / "kitchen-deck").exists()
-    assert "Deck kitchen-deck removed." in es.ids.setup_note.text and "No deck enrolled yet." in labels(es)
+    assert "Deck kitchen-deck removed. The camera reads our printed deck again." in es.ids.setup_note.text
+    assert "No deck taught yet." in labels(es) and app.camera_deck() == "*printed"
+    import pytest
+
+    with pytest.raises(RuntimeError, match="no deck named 'kitchen-deck'"):
+        scanner_for("kitchen-deck")
     assert "kitchen-deck" not in deck_list(app)
 
 

@@ -61,6 +61,9 @@ def _score_scene(st: dict, sc, cards, reads) -> None:
                 st["fb_wrong"] += 1
                 st.setdefault("wrong_list", []).append(f"scene {sc.seed}: first bidder {fb['card']}, truth {gmin.code}")
     else:
+        # a fanned index counts as read only if the scan *reports* it: the corner reader's modes (other decks)
+        # withhold every lone index (the index reader is sure of wrong codes on faces it never saw)
+        withheld = {id(c.indices[0]) for c in cards if c.kind == "index" and c.rank is None and c.indices}
         for g in sc.cards:
             for q, v in zip(g.index_quads, g.index_visible):
                 if v < 0.9:
@@ -71,6 +74,8 @@ def _score_scene(st: dict, sc, cards, reads) -> None:
                 if not best:
                     continue
                 r = min(best, key=lambda r: np.hypot(*(r.center - ctr)))
+                if id(r) in withheld:
+                    continue
                 if r.conf >= FAN_MIN and (r.rank, r.letter) == (g.rank, g.letter):
                     st["fan_exact"] += 1
                 elif r.conf >= FAN_MIN:

@@ -177,7 +177,9 @@ def run_scan(args) -> int:
     except CardError:  # not a deck of the registry: a deck enrolled with `deck enroll`
         from vision.enroll import load
 
-        profile = load(args.deck)
+        from pathlib import Path
+
+        profile = load(args.deck, Path(args.models) if getattr(args, "models", None) else None)
         base = profile.base
     else:
         deck = camera_deck(args.deck)  # a registered deck without a camera model is refused in one line
@@ -233,7 +235,8 @@ def run_deck_list(args) -> int:
         sys.stdout.write("\n")
     else:
         for d in decks:
-            print(f"{d['name']}\t{d['base']}\tenrolled {d['enrolled']}")
+            stale = "" if d["current"] else "\tteach again: taught to an earlier camera reader"
+            print(f"{d['name']}\t{d['base']}\tenrolled {d['enrolled']}{stale}")
     return 0
 
 

@@ -228,9 +228,13 @@ def _augment(xb, rng):
 
 
 def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3, log=print, threads: int = 2,
-          init: Path | None = None, net_kw: dict | None = None):
+          init: Path | None = None, net_kw: dict | None = None, checkpoint: Path | None = None,
+          checkpoint_every: int = 500):
     """Train from scratch on normalized crops X (N,C,H,W); export ONNX (outputs rank, letter, feat) + .pt.
-    ``net_kw``: make_net's arguments (channels, head sizes; default: the Pirate's Bluff reader)."""
+    ``net_kw``: make_net's arguments (channels, head sizes; default: the Pirate's Bluff reader).
+    ``checkpoint``: every ``checkpoint_every`` steps the whole training state (weights, optimiser, schedule, both
+    random generators) is written there, and a run of the same length finding it goes on from that step (a run
+    cut off loses at most ``checkpoint_every`` steps); it is removed when the training ends."""
     import torch
     import torch.nn.functional as F
 
@@ -246,9 +250,20 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(steps, 2))
     Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
+    start = 0
+    if checkpoint and Path(checkpoint).exists():
+        ck = torch.load(str(checkpoint), weights_only=False)
+        if ck["steps"] == steps and ck["n"] == len(X) and ck["batch"] == batch:
+            net.load_state_dict(ck["net"])
+            opt.load_state_dict(ck["opt"])
+            sched.load_state_dict(ck["sched"])
+            rng.bit_generator.state = ck["rng"]
+            torch.set_rng_state(ck["torch_rng"])
+            start = ck["step"]
+            log(f"corner reader: going on from step {start} ({checkpoint})")
     net.train()
     t0 = time.time()
-    for step in range(steps):
+    for step in range(start, steps):
         idx = torch.from_numpy(rng.integers(0, len(X), batch))
         pr, pl, _ = net(_augment(Xt[idx], rng))
         loss = F.cross_entropy(pr, Rt[idx]) + F.cross_entropy(pl, Lt[idx], ignore_index=-100)
@@ -258,6 +273,14 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
         sched.step()
         if step % 200 == 0 or step == steps - 1:
             log(f"corner reader step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
+        if checkpoint and (step + 1) % checkpoint_every == 0 and step + 1 < steps:
+            tmp = Path(checkpoint).with_suffix(".tmp")
+            torch.save({"steps": steps, "n": len(X), "batch": batch, "step": step + 1, "net": net.state_dict(),
+                        "opt": opt.state_dict(), "sched": sched.state_dict(), "rng": rng.bit_generator.state,
+                        "torch_rng": torch.get_rng_state()}, str(tmp))
+            tmp.replace(checkpoint)
+    if checkpoint:
+        Path(checkpoint).unlink(missing_ok=True)
     net.eval()
     export(net, out_onnx)
     return net
@@ -434,7 +457,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     onnx_path = out / "corner_reader.onnx"
     net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch, threads=a.threads, lr=a.lr,
-                init=Path(a.init) if a.init else None)
+                init=Path(a.init) if a.init else None, checkpoint=None if a.smoke else work / "corner_train.ckpt")
     rep["train_s"] = round(time.time() - t0, 1)
     # temperature on the calibration font split only
     Cc, Rc, Lc = gen_corner_crops(a.calib_cards, seed=2, split="calibration", workers=a.workers)

@@ -74,8 +74,24 @@ class Profile:
         return (zr + feat @ self.Wr + self.br) / self.T, (zl + feat @ self.Wl + self.bl) / self.T
 
 
-def load(name: str) -> Profile:
-    """The enrolled deck ``name`` (a PirateTableError when there is none)."""
+def reader_id(models: Path | None = None) -> str:
+    """The fingerprint of the corner reader a profile's heads are built on (its pooled features): the first 16
+    hex digits of the SHA-256 of the model file the ``ort`` scanner reads with. A retrained reader has other
+    features, so a profile taught to an earlier one must not be used with it."""
+    import hashlib
+
+    from vision.detect import MODELS
+
+    m = Path(models or MODELS)
+    f = m / "corner_reader.int8.onnx"
+    if not f.exists():
+        f = m / "corner_reader.onnx"
+    return hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+
+
+def load(name: str, models: Path | None = None) -> Profile:
+    """The enrolled deck ``name`` (a PirateTableError when there is none, or when it was taught to another corner
+    reader than the one in ``models``)."""
     check_name(name, "--deck")
     d = decks_dir() / name
     try:
@@ -83,11 +99,15 @@ def load(name: str) -> Profile:
         z = np.load(d / "profile.npz")
         if meta.get("base") not in BASES:
             raise ValueError("base")
-        return Profile(z["Wr"], z["br"], z["Wl"], z["bl"], float(meta["temperature"]), name, meta["base"])
+        prof = Profile(z["Wr"], z["br"], z["Wl"], z["bl"], float(meta["temperature"]), name, meta["base"])
     except FileNotFoundError:
         raise PirateTableError(f"--deck: no deck named {name!r} (see `pirate-table deck list`)") from None
     except (OSError, ValueError, KeyError) as exc:
         raise PirateTableError(f"{d}: damaged deck profile ({exc.__class__.__name__})") from None
+    if meta.get("reader") != reader_id(models):
+        raise PirateTableError(f"--deck {name}: taught to an earlier version of the camera's reader; teach it again "
+                               f"(`pirate-table deck remove {name}`, then `pirate-table deck enroll {name} ...`)")
+    return prof
 
 
 def list_decks() -> list[dict]:
@@ -95,6 +115,10 @@ def list_decks() -> list[dict]:
     d = decks_dir()
     if not d.is_dir():
         return out
+    try:
+        current = reader_id()
+    except OSError:  # no corner reader here: no profile can be used
+        current = None
     for p in sorted(d.iterdir()):
         if p.name.startswith(".") or not (p / "deck.json").is_file():
             continue
@@ -103,7 +127,7 @@ def list_decks() -> list[dict]:
         except (OSError, ValueError):
             continue
         out.append({"name": p.name, "base": meta.get("base"), "enrolled": meta.get("enrolled"),
-                    "cards": meta.get("cards")})
+                    "cards": meta.get("cards"), "current": meta.get("reader") == current})
     return out
 
 
@@ -276,7 +300,8 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     acc_letter = float((pl[m2].argmax(1) == L2[m2]).mean())
     meta = {"name": name, "base": base, "cards": 72, "enrolled": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "temperature": round(T, 4), "crops": len(fit_crops), "check_rank_accuracy": round(acc_rank, 4),
-            "check_letter_accuracy": round(acc_letter, 4), "cpu_s": round(time.process_time() - t0, 1)}
+            "check_letter_accuracy": round(acc_letter, 4), "cpu_s": round(time.process_time() - t0, 1),
+            "reader": reader_id(models)}
     decks_dir().mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=decks_dir()))
     try:

@@ -15,6 +15,15 @@ class CameraMixin:
         src = self.config.get("table", "camera")
         return "simulated" if src == "auto" and self.demo else src
 
+    def camera_deck(self) -> str:
+        """The deck the camera reads (chosen on the Enroll screen): ``*printed`` (the project's printed Pirate's
+        Bluff faces: the fixed index reader), ``*any`` (the open-world corner reader) or an enrolled deck's name."""
+        return self.config.get("table", "camera_deck") or "*printed"
+
+    def set_camera_deck(self, deck: str):
+        self.config.set("table", "camera_deck", deck)
+        self.config.write()
+
     def start_scan(self):
         """Scan the starting cards: the camera service on its worker thread, the preview on the Scan screen."""
         from companion.ui.camservice import CameraService
@@ -34,7 +43,8 @@ class CameraMixin:
             return lambda *a: fn(*a) if self.camera is cs else None
 
         cs = CameraService(src, self.session.players, self._post, on_frame=mine(scr.show_frame),
-                           on_reading=mine(self.on_scan_reading), on_error=mine(self.on_scan_error), seed=seed)
+                           on_reading=mine(self.on_scan_reading), on_error=mine(self.on_scan_error), seed=seed,
+                           deck=self.camera_deck())
         self.camera = self.last_scan = cs
         cs.start()
         self.go("scan")

@@ -170,6 +170,31 @@ class _CameraThread:
         return None
 
 
+# the camera's own choices; the other values are enrolled decks' names ("*" is never in a deck name)
+CAMERA_DECKS = {"*printed": "Our printed deck (print-deck)",
+                "*any": "Any other deck, untaught (asks by touch when unsure)"}
+
+
+def scanner_for(deck: str, threads: int = 1):
+    """The scanner for the deck the camera reads: ``*printed`` the default reader, ``*any`` the corner reader,
+    else the enrolled deck of that name (its profile on the corner reader). A deck that cannot be used (removed,
+    damaged, taught to an earlier reader) raises RuntimeError with what to do."""
+    from vision.detect import Scanner
+
+    if deck == "*printed":
+        return Scanner("ort", threads=threads)
+    if deck == "*any":
+        return Scanner("ort", reader="corner", threads=threads)
+    from companion.errors import PirateTableError
+    from vision.enroll import load
+
+    try:
+        profile = load(deck)
+    except PirateTableError as exc:
+        raise RuntimeError(f"{exc} (Settings > Teach the camera your deck).") from None
+    return Scanner("ort", reader="corner", threads=threads, profile=profile)
+
+
 class CameraService(_CameraThread):
     """Reads the table on a worker thread until one complete reading, then stops.
 
@@ -177,8 +202,9 @@ class CameraService(_CameraThread):
     reading mapped to ``players``; ``on_error(text)``. All three are called through ``post``."""
 
     def __init__(self, source: str, players, post, on_frame, on_reading, on_error, *, seed: int = 0,
-                 preview_every: int = 1):
+                 preview_every: int = 1, deck: str = "*printed"):
         self.source = source
+        self.deck = deck  # "*printed", "*any" or an enrolled deck's name (see scanner_for)
         self.players = list(players)
         self.post = post
         self.on_frame, self.on_reading, self.on_error = on_frame, on_reading, on_error
@@ -209,9 +235,8 @@ class CameraService(_CameraThread):
         try:
             self.cam = self._open()
             from vision.camera import StableReader
-            from vision.detect import Scanner
 
-            scanner = Scanner("ort", threads=1)
+            scanner = scanner_for(self.deck)
             last = []
 
             class Keep:  # remembers each scan for the preview

@@ -76,14 +76,40 @@ class EnrollScreen(Screen):
             self.say_setup("")
         self.fill_decks()
 
+    def _use_button(self, key: str, using: str, usable: bool = True):
+        """"Use" (the camera reads this deck from now on) or "In use"."""
+        b = FlatButton(text="In use" if key == using else "Use", tag=f"use:{key}", size_hint_x=None, width=dp(120),
+                       bg=(0.15, 0.52, 0.28, 1) if key == using else (0.20, 0.36, 0.62, 1))
+        b.disabled = not usable  # a deck taught to an earlier reader: teach it again first
+        b.bind(on_press=lambda *_: self.use_deck(key))
+        return b
+
+    def use_deck(self, key: str):
+        from companion.ui.camservice import CAMERA_DECKS
+
+        _app().set_camera_deck(key)
+        what = CAMERA_DECKS.get(key, f"deck {key}")
+        self.say_setup(f"The camera reads: {what}.", INFO)
+        _app().set_status(f"The camera reads: {what}.")
+        self.fill_decks()
+
     def fill_decks(self):
+        from companion.ui.camservice import CAMERA_DECKS
         from vision.enroll import list_decks
 
         box = self.ids.deck_list
         box.clear_widgets()
+        using = _app().camera_deck()
+        for key, title in CAMERA_DECKS.items():
+            row = BoxLayout(size_hint_y=None, height=dp(72), spacing=dp(8))
+            lab = Label(text=title, halign="left", valign="middle")
+            lab.bind(size=lambda w, s: setattr(w, "text_size", s))
+            row.add_widget(lab)
+            row.add_widget(self._use_button(key, using))
+            box.add_widget(row)
         decks = list_decks()
         if not decks:
-            box.add_widget(Label(text="No deck enrolled yet.", size_hint_y=None, height=dp(56),
+            box.add_widget(Label(text="No deck taught yet.", size_hint_y=None, height=dp(56),
                                  color=(0.7, 0.75, 0.75, 1)))
         for d in decks:
             row = BoxLayout(size_hint_y=None, height=dp(72), spacing=dp(8))
@@ -99,10 +125,12 @@ class EnrollScreen(Screen):
                 row.add_widget(keep)
             else:
                 when = (d.get("enrolled") or "")[:10]
-                lab = Label(text=f"[b]{name}[/b]  {d.get('base') or '?'}  {when}", markup=True, halign="left",
+                stale = "" if d.get("current") else "  [color=ff8060]teach again (earlier camera reader)[/color]"
+                lab = Label(text=f"[b]{name}[/b]  {d.get('base') or '?'}  {when}{stale}", markup=True, halign="left",
                             valign="middle")
                 lab.bind(size=lambda w, s: setattr(w, "text_size", s))
                 row.add_widget(lab)
+                row.add_widget(self._use_button(name, using, usable=bool(d.get("current"))))
                 rm = FlatButton(text="Remove", tag=f"remove:{name}", size_hint_x=None, width=dp(140))
                 rm.bind(on_press=lambda *_, n=name: self.ask_remove(n))
                 row.add_widget(rm)
@@ -121,8 +149,12 @@ class EnrollScreen(Screen):
         except PirateTableError as exc:
             self.say_setup(str(exc), BAD)
         else:
-            self.say_setup(f"Deck {name} removed.", INFO)
-            _app().set_status(f"Deck {name} removed.")
+            note = f"Deck {name} removed."
+            if _app().camera_deck() == name:  # the camera read it: back to our printed deck
+                _app().set_camera_deck("*printed")
+                note += " The camera reads our printed deck again."
+            self.say_setup(note, INFO)
+            _app().set_status(note)
         self.fill_decks()
 
     def say_setup(self, text, color=INFO):
