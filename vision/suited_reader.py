@@ -605,14 +605,11 @@ def choose_thresholds(conf_right: dict, max_wrong: float = 0.002) -> dict:
 
 def scene_conf_right(scanner, scenes) -> dict:
     """(confidence, right) of every read that matches a labelled card, per kind, with no threshold applied."""
-    from companion.decks import get_deck
-
     out = {"card": [], "index": []}
     saved = scanner.card_min, scanner.index_min
     scanner.card_min = scanner.index_min = 0.0  # every read names its likeliest card
     try:
         for sc in scenes:
-            d = get_deck(sc.deck)
             for r in match_reads(sc, scanner.scan(sc.image)):
                 if r["card"] is None:  # a read of nothing: wrong whatever it names
                     for _s, conf, kind in r["reads"]:
@@ -643,6 +640,20 @@ def warm_start(deck: str, pirates_onnx: Path, out_pt: Path) -> Path:
     torch.save(sd, str(out_pt))
     return out_pt
 
+
+def go_on_from(pt: Path, report: Path | None, out_pt: Path) -> Path:
+    """An earlier run's state dict (``export`` divided its heads by the temperature) with the heads multiplied
+    back by the temperature of its report, for ``corner.train`` to go on from."""
+    import torch
+
+    sd = torch.load(str(pt))
+    T = float(json.loads(report.read_text()).get("temperature", 1.0)) if report else 1.0
+    for k in ("rank.weight", "rank.bias", "letter.weight", "letter.bias"):
+        sd[k] = sd[k] * T
+    torch.save(sd, str(out_pt))
+    return out_pt
+
+
 def measure_step_s(deck: str, batch: int, threads: int, steps: int = 12) -> float:
     """Seconds per training step of the deck's reader on this machine now (random input, after 3 warm steps)."""
     import torch
@@ -664,6 +675,7 @@ def measure_step_s(deck: str, batch: int, threads: int, steps: int = 12) -> floa
         loss.backward()
         opt.step()
     return (time.perf_counter() - t0) / steps
+
 
 def net_kw(deck: str) -> dict:
     codes = deck_codes(deck)
@@ -697,6 +709,10 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default=None, help="view cache folder (default out/train)")
     ap.add_argument("--cold", action="store_true", help="start from random weights instead of the Pirate's Bluff "
                     "corner reader's convolutions (models/corner_reader.onnx)")
+    ap.add_argument("--init", default=None, help="go on from an earlier run of this recipe: its state dict (the "
+                    "<deck>_reader.pt written beside the float model; its heads are multiplied back by the temperature "
+                    "of --init-report)")
+    ap.add_argument("--init-report", default=None, help="that run's <deck>_reader.json (its temperature)")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     try:
@@ -752,9 +768,14 @@ def main(argv=None) -> int:
     t0 = time.time()
     onnx_path = work / f"{deck}_reader.onnx" if not a.smoke else out / f"{deck}_reader.onnx"
     init = None
-    if not a.cold and (MODELS / "corner_reader.onnx").exists():
+    if a.init:
+        init = go_on_from(Path(a.init), Path(a.init_report) if a.init_report else None, work / f"{deck}_go_on.pt")
+        rep["warm_start"] = f"an earlier run of this recipe ({Path(a.init).name})"
+    elif not a.cold and (MODELS / "corner_reader.onnx").exists():
         init = warm_start(deck, MODELS / "corner_reader.onnx", work / f"{deck}_warm_start.pt")
-    rep["warm_start"] = "models/corner_reader.onnx (convolutions)" if init else None
+        rep["warm_start"] = "models/corner_reader.onnx (convolutions)"
+    else:
+        rep["warm_start"] = None
     net = cr.train(cr.normalize(C), R, L, a.steps, onnx_path, batch=a.batch, lr=a.lr, threads=a.threads,
                    net_kw=net_kw(deck), init=init, log=lambda m: print(f"{deck}: {m}", flush=True))
     rep["train_s"] = round(time.time() - t0, 1)
