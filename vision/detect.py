@@ -21,7 +21,7 @@ DNN) on the float detector; ``ultralytics`` runs the .pt weights through ultraly
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -87,6 +87,10 @@ class CardRead:
     @property
     def code(self):
         return None if self.rank is None else f"{self.rank}{self.letter}"
+
+    def unread(self) -> "CardRead":
+        """This read with its card withdrawn (the scans of a still table did not agree on it)."""
+        return replace(self, rank=None, letter=None, confidence=0.0, probs=None)
 
     @property
     def center(self):
