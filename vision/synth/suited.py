@@ -244,7 +244,7 @@ def seat_scene(seed: int, deck: str, seats, middle=(), fonts=None, surfaces=TRAI
         fits = all((q[:, 0] > margin).all() and (q[:, 0] < width - margin).all() and (q[:, 1] > margin).all()
                    and (q[:, 1] < height - margin).all() for q in quads)
         centres = [np.array(p[2:4]) for p in placements]
-        apart = all(np.hypot(*(centres[i] - centres[j])) > 0.8 * hmm
+        apart = all(np.hypot(*(centres[i] - centres[j])) > 1.05 * min(wmm, hmm)
                     for i in range(len(centres)) for j in range(i))
         if fits and apart:
             break
