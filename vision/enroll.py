@@ -139,6 +139,15 @@ def remove(name: str) -> None:
     shutil.rmtree(d)
 
 
+def suit_cards(deck_id: str, suit: str) -> list:
+    """The cards of one suit of a suited deck in the order they lie in its enrollment photo: rank order, the ace
+    first (the standard deck: A, 2 ... 10, J, Q, K; the Island Deck: A, 2 ... 7, Q, K)."""
+    from companion.decks import get_deck
+
+    cards = [c for c in get_deck(deck_id).cards if c.suit == suit]
+    return cards[-1:] + cards[:-1] if getattr(cards[-1], "rank", None) == 14 else cards
+
+
 def _upright(quad: np.ndarray) -> np.ndarray:
     """A card lying upright in the photo: corners TL, TR, BR, BL with the long side vertical."""
     q = np.asarray(quad, np.float32)
