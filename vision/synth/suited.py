@@ -203,12 +203,13 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
 
 
 def seat_scene(seed: int, deck: str, seats, middle=(), fonts=None, surfaces=TRAIN_SURFACES, width: int = 1280,
-               height: int = 720) -> SuitedScene:
+               height: int = 720, style=None) -> SuitedScene:
     """Cards laid in front of the seats, as at a table in play: ``seats[k]`` the cards (the deck's notation) in
     front of seat k + 1, side by side, each turned to face its player; ``middle`` cards in the middle of the table
     (a dock card). The tablet stands by seat 1: seat 1 is at 6 o'clock in the frame, the other seats follow
-    clockwise (the order of play), evenly around the table. One deck, one face style. Pure function of the
-    arguments; ValueError when the cards do not fit in the frame."""
+    clockwise (the order of play), evenly around the table. One deck, one face style (``style``: this one, e.g. a
+    deck being enrolled; else a random one with ``fonts``). Pure function of the arguments; ValueError when the
+    cards do not fit in the frame."""
     from companion.decks import get_deck
     from vision.decks.faces import faces_for
 
@@ -217,7 +218,8 @@ def seat_scene(seed: int, deck: str, seats, middle=(), fonts=None, surfaces=TRAI
     rng = np.random.default_rng(seed)
     surface = surfaces[rng.integers(len(surfaces))]
     img = make_surface(surface, rng, width, height).astype(np.float32)
-    style = faces.random_style(rng, fonts)
+    drawn_style = faces.random_style(rng, fonts)
+    style = drawn_style if style is None else style
     wmm, hmm = style.size_mm
     keys = [[d.cards.index(d.parse(c)) for c in cs] for cs in list(seats) + [list(middle)]]
     n = len(seats)
