@@ -60,7 +60,7 @@ def agree(scans: list) -> list:
                 same = False
                 break
         if not same:
-            c = type(c)(c.kind, c.corners, None, None, 0.0, c.indices)
+            c = c.unread()
         out.append(c)
     return out
 

@@ -48,11 +48,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("deck", help="teach the camera your deck: enroll, list, remove",
                        description="Enrolled decks are read by `scan --deck NAME` with the deck's own profile.")
     ds = p.add_subparsers(dest="deck_cmd", metavar="SUB")
-    e = ds.add_parser("enroll", help="enroll a deck from nine photos (0.jpg ... 8.jpg: the eight cards of that rank, "
-                      "upright, lettered A to H from left to right)")
+    e = ds.add_parser("enroll", help="enroll a deck from a photo per rank (pirates-bluff: 0.jpg ... 8.jpg, the eight "
+                      "cards of that rank lettered A to H from left to right) or per suit (standard52: S.jpg H.jpg D.jpg "
+                      "C.jpg, A to 7 above and 8 to K below; island54: anchors.jpg ... skulls.jpg, A to K in one row); "
+                      "cards upright, apart",
+                      description="The photos' layout is in docs/camera.md (Teach the camera your deck).")
     e.add_argument("name", type=cli_text(64))
-    e.add_argument("--base", required=True, type=cli_text(64), help="the game whose deck this is: pirates-bluff")
-    e.add_argument("--rows", required=True, type=cli_text(4096), help="folder with 0.jpg ... 8.jpg")
+    e.add_argument("--base", required=True, type=cli_text(64),
+                   help="the deck this one stands for: pirates-bluff, standard52 or island54")
+    e.add_argument("--rows", required=True, type=cli_text(4096), help="folder with the photos")
     e.add_argument("--models", type=cli_text(4096), default=None, help=argparse.SUPPRESS)
     e.set_defaults(func=run_deck_enroll)
     ls_ = ds.add_parser("list", help="enrolled decks")
@@ -220,8 +224,9 @@ def run_deck_enroll(args) -> int:
     from vision.enroll import enroll
 
     meta = enroll(args.name, args.base, args.rows, Path(args.models) if args.models else None)
-    print(f"enrolled deck {meta['name']} ({meta['base']}, 72 cards; check on jittered crops: rank "
-          f"{100 * meta['check_rank_accuracy']:.1f} %, letter {100 * meta['check_letter_accuracy']:.1f} %; "
+    other = "letter" if meta["base"] == "pirates-bluff" else "suit"
+    print(f"enrolled deck {meta['name']} ({meta['base']}, {meta['cards']} cards; check on jittered crops: rank "
+          f"{100 * meta['check_rank_accuracy']:.1f} %, {other} {100 * meta['check_letter_accuracy']:.1f} %; "
           f"{meta['cpu_s']} s CPU)")
     return 0
 

@@ -442,7 +442,8 @@ def main(argv=None) -> int:
         a.cards, a.calib_cards, a.steps, a.batch, a.workers = 20, 10, 3, 16, 1
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
-    rep = {}
+    rep = {"recipe": {"cards": a.cards, "steps": a.steps, "batch": a.batch, "lr": a.lr,
+                      "init": Path(a.init).name if a.init else None}}
     t0 = time.time()
     cache = work / f"corner_train_{a.cards}.npz"
     if cache.exists() and not a.smoke:

@@ -1,15 +1,25 @@
-"""Teach the camera your deck: nine photos in, a per-deck profile out.
+"""Teach the camera your deck: a photo per rank (Pirate's Bluff) or per suit (the suited decks) in, a per-deck
+profile out.
 
-``pirate-table deck enroll NAME --base pirates-bluff --rows DIR``: DIR holds ``0.jpg`` ... ``8.jpg``; photo r shows
-the eight cards of rank r (rank 0 = the wilds), lying upright side by side, lettered A ... H from left to right.
-For every card the corner reader's two index corners are cropped from the card's outline (and the two corners
+``pirate-table deck enroll NAME --base pirates-bluff|standard52|island54 --rows DIR``; the photos
+(``photo_layout``), each of cards lying upright side by side, read left to right (a second row below the first):
+
+- ``pirates-bluff``: ``0.jpg`` ... ``8.jpg``; photo r shows the eight cards of rank r (rank 0 = the wilds),
+  lettered A ... H from left to right;
+- ``standard52``: ``S.jpg``, ``H.jpg``, ``D.jpg``, ``C.jpg``; each the thirteen cards of that suit, A, 2 ... 10, J, Q,
+  K, in two rows (A to 7 above, 8 to K below);
+- ``island54``: ``anchors.jpg``, ``boats.jpg``, ``crabs.jpg``, ``flowers.jpg``, ``palms.jpg``, ``skulls.jpg``; each the
+  nine cards of that suit, A, 2 ... 7, Q, K, in one row.
+
+For every card the deck's reader's two index corners are cropped from the card's outline (and the two corners
 a card read the wrong way round gives, "no index"), each many times with the outline, light, blur and noise
-jittered as in a camera's frame; the corner reader's pooled features of those crops train two small linear
-heads (rank / no index, letter) ADDED to the reader's own logits (the base reader's knowledge is kept; the
+jittered as in a camera's frame; the reader's pooled features of those crops train two small linear heads
+(rank / no index, letter or suit) ADDED to the reader's own logits (the base reader's knowledge is kept; the
 deck's head corrects it for this deck's faces). One temperature is fitted on a second, independently jittered
 set. The profile (``profile.npz`` + ``deck.json``) goes to ``<data dir>/decks/NAME/`` (``$PIRATE_TABLE_DATA``, else
 the platform's user data dir): written to a temporary folder beside it and renamed into place, so a failed
-enrollment leaves nothing behind.
+enrollment leaves nothing behind. The reader is the Pirate's Bluff corner reader (grey) or the suited deck's own
+reader (colour, vision/suited_reader.py); the profile keeps the fingerprint of the reader it was taught to.
 
 Every bad input is one ``PirateTableError`` (the CLI prints ``pirate-table: error: <place>: <what>``, exit 2).
 """
@@ -29,9 +39,8 @@ import numpy as np
 
 from companion.errors import PirateTableError
 
-BASES = ("pirates-bluff",)
+BASES = ("pirates-bluff", "standard52", "island54")
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-ROW_FILES = tuple(f"{r}.jpg" for r in range(9))
 IMAGE_EXT = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic"}
 LETTERS = "ABCDEFGH"
 AUGMENT = 24  # jittered crops per corner for the head
@@ -74,19 +83,55 @@ class Profile:
         return (zr + feat @ self.Wr + self.br) / self.T, (zl + feat @ self.Wl + self.bl) / self.T
 
 
-def reader_id(models: Path | None = None) -> str:
-    """The fingerprint of the corner reader a profile's heads are built on (its pooled features): the first 16
-    hex digits of the SHA-256 of the model file the ``ort`` scanner reads with. A retrained reader has other
-    features, so a profile taught to an earlier one must not be used with it."""
-    import hashlib
-
+def reader_file(base: str = "pirates-bluff", models: Path | None = None) -> Path:
+    """The model file of the reader a profile of ``base`` is built on."""
     from vision.detect import MODELS
 
     m = Path(models or MODELS)
+    if base != "pirates-bluff":
+        return m / f"{base}_reader.int8.onnx"
     f = m / "corner_reader.int8.onnx"
-    if not f.exists():
-        f = m / "corner_reader.onnx"
-    return hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+    return f if f.exists() else m / "corner_reader.onnx"
+
+
+def reader_id(models: Path | None = None, base: str = "pirates-bluff") -> str:
+    """The fingerprint of the reader a profile's heads are built on (its pooled features): the first 16 hex digits
+    of the SHA-256 of the model file the ``ort`` scanner reads ``base`` with (the corner reader, or the suited
+    deck's reader). A retrained reader has other features, so a profile taught to an earlier one must not be used
+    with it."""
+    import hashlib
+
+    return hashlib.sha256(reader_file(base, models).read_bytes()).hexdigest()[:16]
+
+
+def base_id(base: str) -> str:
+    """``--base`` as one of BASES (the registry's deck ids and aliases are accepted: pirates72, standard, island)."""
+    from companion.decks import get_deck
+    from companion.errors import CardError
+
+    if base in BASES:
+        return base
+    try:
+        d = get_deck(base)
+    except CardError:
+        d = None
+    if d is not None and d.id == "pirates72":
+        return "pirates-bluff"
+    if d is not None and d.id in BASES:
+        return d.id
+    raise PirateTableError(f"--base: unknown base deck {base!r} (known: {', '.join(BASES)})")
+
+
+def photo_layout(base: str) -> list[tuple[str, list]]:
+    """The enrollment photos of a base deck: (file name, its cards in reading order) per photo."""
+    from companion.decks import get_deck
+
+    if base == "pirates-bluff":
+        from companion.decks.pirates72 import PBCard
+
+        return [(f"{r}.jpg", [PBCard(r, lt) for lt in LETTERS]) for r in range(9)]
+    suits = list(dict.fromkeys(c.suit for c in get_deck(base).cards))
+    return [(f"{s}.jpg", suit_cards(base, s)) for s in suits]
 
 
 def load(name: str, models: Path | None = None) -> Profile:
@@ -104,7 +149,11 @@ def load(name: str, models: Path | None = None) -> Profile:
         raise PirateTableError(f"--deck: no deck named {name!r} (see `pirate-table deck list`)") from None
     except (OSError, ValueError, KeyError) as exc:
         raise PirateTableError(f"{d}: damaged deck profile ({exc.__class__.__name__})") from None
-    if meta.get("reader") != reader_id(models):
+    try:
+        current = reader_id(models, prof.base)
+    except OSError:
+        raise PirateTableError(f"--deck {name}: the camera's reader for {prof.base} is missing") from None
+    if meta.get("reader") != current:
         raise PirateTableError(f"--deck {name}: taught to an earlier version of the camera's reader; teach it again "
                                f"(`pirate-table deck remove {name}`, then `pirate-table deck enroll {name} ...`)")
     return prof
@@ -115,10 +164,12 @@ def list_decks() -> list[dict]:
     d = decks_dir()
     if not d.is_dir():
         return out
-    try:
-        current = reader_id()
-    except OSError:  # no corner reader here: no profile can be used
-        current = None
+    current = {}
+    for b in BASES:
+        try:
+            current[b] = reader_id(base=b)
+        except OSError:  # no reader here for this base: none of its profiles can be used
+            current[b] = None
     for p in sorted(d.iterdir()):
         if p.name.startswith(".") or not (p / "deck.json").is_file():
             continue
@@ -127,7 +178,8 @@ def list_decks() -> list[dict]:
         except (OSError, ValueError):
             continue
         out.append({"name": p.name, "base": meta.get("base"), "enrolled": meta.get("enrolled"),
-                    "cards": meta.get("cards"), "current": meta.get("reader") == current})
+                    "cards": meta.get("cards"),
+                    "current": meta.get("reader") is not None and meta.get("reader") == current.get(meta.get("base"))})
     return out
 
 
@@ -137,6 +189,15 @@ def remove(name: str) -> None:
     if not (d / "deck.json").is_file():
         raise PirateTableError(f"NAME: no deck named {name!r} (see `pirate-table deck list`)")
     shutil.rmtree(d)
+
+
+def suit_cards(deck_id: str, suit: str) -> list:
+    """The cards of one suit of a suited deck in the order they lie in its enrollment photo: rank order, the ace
+    first (the standard deck: A, 2 ... 10, J, Q, K; the Island Deck: A, 2 ... 7, Q, K)."""
+    from companion.decks import get_deck
+
+    cards = [c for c in get_deck(deck_id).cards if c.suit == suit]
+    return cards[-1:] + cards[:-1] if getattr(cards[-1], "rank", None) == 14 else cards
 
 
 def _upright(quad: np.ndarray) -> np.ndarray:
@@ -167,20 +228,51 @@ def find_row(scanner, img: np.ndarray) -> list[np.ndarray]:
         q = card_outline(gray, d[2:])
         if not any(_overlap(q, q2) > 0.5 for q2 in quads):
             quads.append(q)
-    quads.sort(key=lambda q: float(q.mean(0)[0]))
-    return [_upright(q) for q in quads]
+    return [_upright(q) for q in reading_order(quads)]
 
 
-def _row_cards(scanner, img: np.ndarray, place: str) -> list[np.ndarray]:
-    """The eight cards of one photo, left to right: their outlines (upright)."""
+def reading_order(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Cards lying in rows, in reading order: rows top to bottom (a new row where the next card's centre is more
+    than half a card's height below the row's), each left to right."""
+    if not quads:
+        return []
+    by_y = sorted(quads, key=lambda q: float(q.mean(0)[1]))
+    h = float(np.median([np.ptp(q[:, 1]) for q in quads]))
+    rows = [[by_y[0]]]
+    for q in by_y[1:]:
+        if float(q.mean(0)[1]) - float(np.mean([r.mean(0)[1] for r in rows[-1]])) > 0.5 * h:
+            rows.append([q])
+        else:
+            rows[-1].append(q)
+    return [q for row in rows for q in sorted(row, key=lambda q: float(q.mean(0)[0]))]
+
+
+def _describe(base: str, cards: list) -> str:
+    """How a photo of ``base`` lies, for the refusal of a wrong one."""
+    if base == "pirates-bluff":
+        return "one row of A to H, upright, apart"
+    from companion.decks import get_deck
+
+    d = get_deck(base)
+    names = [d.notation(c) for c in cards]
+    rows = "in two rows: " + f"{names[0]} to {names[6]} above, {names[7]} to {names[-1]} below" if len(cards) > 9 \
+        else f"in one row: {names[0]} to {names[-1]}"
+    return f"the {cards[0].suit} suit {rows}, upright, apart"
+
+
+def _row_cards(scanner, img: np.ndarray, place: str, base: str = "pirates-bluff", cards: list | None = None
+               ) -> list[np.ndarray]:
+    """The cards of one photo in reading order: their outlines (upright)."""
+    n = 8 if cards is None else len(cards)
     quads = find_row(scanner, img)
-    if len(quads) != 8:
-        raise PirateTableError(f"{place}: found {len(quads)} cards, expected 8 (one row of A to H, upright, apart)")
+    if len(quads) != n:
+        raise PirateTableError(f"{place}: found {len(quads)} cards, expected {n} ({_describe(base, cards or [])})")
     return quads
 
 
 def _jitter_crops(gray, quad, rng, n: int, first: bool):
-    """n jittered versions of the card's 4 corner crops: 2 index corners (labelled) + 2 wrong-way corners (9)."""
+    """n jittered versions of the card's 4 corner crops: 2 index corners (labelled) + 2 wrong-way corners (no
+    index). ``gray``: the photo as the reader sees it (grey, or colour for a suited deck's reader)."""
     from vision.corner import corner_regions, crop_region
 
     short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
@@ -197,7 +289,7 @@ def _jitter_crops(gray, quad, rng, n: int, first: bool):
                     c = c + rng.normal(0, rng.uniform(0, 8), c.shape)
                     c = np.clip(c, 0, 255).astype(np.uint8)
                     ok, buf = cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
-                    c = cv2.imdecode(buf, cv2.IMREAD_GRAYSCALE)
+                    c = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
                 crops.append(np.clip(c, 0, 255).astype(np.uint8))
                 is_index.append(lab)
     return crops, is_index
@@ -236,43 +328,61 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     """Build and store the profile of deck ``name``; returns its summary. Nothing is written on any error."""
     t0 = time.process_time()
     check_name(name)
-    if base not in BASES:
-        raise PirateTableError(f"--base: unknown base deck {base!r} (known: {', '.join(BASES)})")
+    base = base_id(base)
     rows = Path(rows)
     if not rows.is_dir():
         raise PirateTableError(f"--rows: {str(rows)!r} is not a folder")
     target = decks_dir() / name
     if target.exists():
         raise PirateTableError(f"NAME: a deck named {name!r} is already enrolled (remove it first: `pirate-table deck remove {name}`)")
+    layout = photo_layout(base)
+    files = [f for f, _ in layout]
+    said = f"the photos are named {files[0]} ... {files[-1]}, one per {'rank' if base == 'pirates-bluff' else 'suit'}"
     names = {p.name for p in rows.iterdir()}
     for f in sorted(names):
-        if Path(f).suffix.lower() in IMAGE_EXT and f not in ROW_FILES:
-            raise PirateTableError(f"{rows / f}: unexpected photo (the photos are named 0.jpg ... 8.jpg, one per rank)")
-    for f in ROW_FILES:
+        if Path(f).suffix.lower() in IMAGE_EXT and f not in files:
+            raise PirateTableError(f"{rows / f}: unexpected photo ({said})")
+    for f in files:
         if f not in names:
-            raise PirateTableError(f"{rows / f}: missing (the photos are named 0.jpg ... 8.jpg, one per rank)")
-    from vision.detect import MODELS, Scanner
+            raise PirateTableError(f"{rows / f}: missing ({said})")
+    from vision.detect import MODELS
 
-    scanner = Scanner("ort", models or MODELS, reader="corner")
+    if base == "pirates-bluff":
+        from vision.detect import Scanner
+
+        scanner = Scanner("ort", models or MODELS, reader="corner")
+        sess, colour, no_index = scanner.corner.sess, False, 9
+
+        def labels(card):
+            return card.rank, LETTERS.index(card.letter)
+    else:
+        from vision.suited_reader import SuitedScanner, deck_codes
+
+        scanner = SuitedScanner(base, models or MODELS)
+        sess, colour = scanner.reader.sess, True
+        codes = deck_codes(base)
+        no_index = len(codes.ranks)
+
+        def labels(card):
+            return divmod(codes.code(card), len(codes.suits))
     rng = np.random.default_rng(seed)
     fit_crops, fit_rank, fit_letter = [], [], []
     cal_crops, cal_rank, cal_letter = [], [], []
-    for r, f in enumerate(ROW_FILES):
+    for f, cards in layout:
         path = rows / f
         img = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if img is None:
             raise PirateTableError(f"{path}: cannot read image")
-        gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-        for li, quad in enumerate(_row_cards(scanner, img, str(path))):
+        seen = img if colour else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        for card, quad in zip(cards, _row_cards(scanner, img, str(path), base, cards)):
+            r, li = labels(card)
             for n, first, C, Rk, Lt in ((AUGMENT, True, fit_crops, fit_rank, fit_letter),
                                          (AUGMENT_CAL, False, cal_crops, cal_rank, cal_letter)):
-                crops, is_index = _jitter_crops(gray, quad, rng, n, first)
+                crops, is_index = _jitter_crops(seen, quad, rng, n, first)
                 C += crops
-                Rk += [r if ix else 9 for ix in is_index]
+                Rk += [r if ix else no_index for ix in is_index]
                 Lt += [li if ix else -1 for ix in is_index]
     from vision.corner import normalize
-
-    sess = scanner.corner.sess
 
     def run(C):
         X = normalize(np.stack(C))
@@ -298,10 +408,10 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     pr, pl = _softmax(a / T), _softmax(b / T)
     acc_rank = float((pr.argmax(1) == R2).mean())
     acc_letter = float((pl[m2].argmax(1) == L2[m2]).mean())
-    meta = {"name": name, "base": base, "cards": 72, "enrolled": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    meta = {"name": name, "base": base, "cards": sum(len(c) for _, c in layout), "enrolled": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "temperature": round(T, 4), "crops": len(fit_crops), "check_rank_accuracy": round(acc_rank, 4),
             "check_letter_accuracy": round(acc_letter, 4), "cpu_s": round(time.process_time() - t0, 1),
-            "reader": reader_id(models)}
+            "reader": reader_id(models, base)}
     decks_dir().mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=decks_dir()))
     try:

@@ -24,25 +24,39 @@ class CameraMixin:
         self.config.set("table", "camera_deck", deck)
         self.config.write()
 
-    def start_scan(self):
-        """Scan the starting cards: the camera service on its worker thread, the preview on the Scan screen."""
-        from companion.ui.camservice import CameraService
+    def scan_request(self):
+        """What the game's screen for this moment wants read (its ``scan_request()``; a screen with only
+        ``apply_scan`` reads the starting cards), or None when nothing is to be read now."""
+        from companion.tablecam import ScanRequest
 
         if self.session is None or self.session.hand is None or not self.session.spec.camera:
+            return None
+        scr = self.screens[self.hand_screen_name()]
+        if not hasattr(scr, "apply_scan"):
+            return None  # the game's screen for this moment takes no camera reading
+        if hasattr(scr, "scan_request"):
+            return scr.scan_request()
+        return ScanRequest("pirates72", tuple(self.session.players))
+
+    def start_scan(self):
+        """Read the table for the game's screen: the camera service on its worker thread, the preview on the
+        Scan screen; the reading goes to the screen's ``apply_scan``."""
+        from companion.ui.camservice import CameraService
+
+        req = self.scan_request()
+        if req is None:
             return
-        if not hasattr(self.screens[self.hand_screen_name()], "apply_scan"):
-            return  # the game's screen for this moment takes no camera reading (the cards are revealed)
         self.stop_scan()
         src = self.camera_source()
         seed = self.scan_seed if self.scan_seed is not None else 200 + 1000 * len(self.session.history)
         scr = self.screens["scan"]
-        scr.begin(src)
+        scr.begin(src, req)
         cs = None
 
         def mine(fn):
             return lambda *a: fn(*a) if self.camera is cs else None
 
-        cs = CameraService(src, self.session.players, self._post, on_frame=mine(scr.show_frame),
+        cs = CameraService(src, req, self._post, on_frame=mine(scr.show_frame),
                            on_reading=mine(self.on_scan_reading), on_error=mine(self.on_scan_error), seed=seed,
                            deck=self.camera_deck())
         self.camera = self.last_scan = cs
@@ -61,10 +75,13 @@ class CameraMixin:
     def on_scan_reading(self, reading):
         self.last_reading = reading
         hand_screen = self.screens[self.hand_screen_name()] if self.session is not None else None
-        if reading.cards and self.session.hand is not None and hasattr(hand_screen, "apply_scan"):
-            hand_screen.apply_scan(reading)  # the game's screen maps the reading to seats
-        self.screens["scan"].show_reading(reading)
-        self.set_status(reading.note, error=bool(reading.unreadable) or not reading.cards)
+        stop = None
+        if (reading.cards or reading.new) and self.session.hand is not None and hasattr(hand_screen, "apply_scan"):
+            # the game's screen applies it through the game's own inputs; it may say why it stopped short
+            stop = hand_screen.apply_scan(reading)
+        self.screens["scan"].show_reading(reading, stop)
+        self.set_status(stop or reading.note, error=bool(stop) or bool(reading.unreadable)
+                        or not (reading.cards or reading.new))
         self.camera = None
 
     def on_scan_error(self, text):

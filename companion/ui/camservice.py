@@ -1,97 +1,60 @@
 """CameraService: the table camera for the app, on its own worker thread (no Kivy here).
 
 Source (Settings > Camera): ``auto`` (the first OpenCV camera that opens, else the simulated table camera),
-``simulated`` (always the simulated table camera), ``off``, or a camera index ``0``-``3``.
+``simulated`` (always the simulated table camera), ``off``, a camera index ``0``-``3``, or ``frames:PATH``
+(recorded frames: an image file, or a folder of images read in name order, the last one held; for replaying
+a table and for the tests).
 
-Every frame goes through ``vision.camera.StableReader`` (the table must be still, then several scans must
-agree) around ``vision.detect.Scanner``. The worker draws the recognised cards on a copy of the frame (each
-card's quad and its rank/letter, ``?`` when unreadable) and hands it to the UI through ``post`` (the app
-passes a ``Clock.schedule_once`` wrapper); a complete reading is handed back once, mapped to seats, and the
-service stops. cv2, onnxruntime and the models are imported and loaded on the worker thread, never at import.
+What is read is the game's :class:`companion.tablecam.ScanRequest` (its screen's ``scan_request()``): the
+deck (Pirate's Bluff: the deck chosen on the Enroll screen; the Island and standard decks: their own camera
+models), the seats and how the cards lie. Every frame goes through ``vision.camera.StableReader`` (the table
+must be still, then several scans must agree) around the deck's scanner. The worker draws the recognised
+cards on a copy of the frame (each card's quad and its card, ``?`` when unreadable) and hands it to the UI
+through ``post`` (the app passes a ``Clock.schedule_once`` wrapper); a complete reading is handed back once,
+mapped with ``companion.tablecam.map_reading``, and the service stops. cv2, onnxruntime and the models are
+imported and loaded on the worker thread, never at import.
 
-Seats: ``seat_order`` puts the starting cards in seat order around the table. The tablet stands at the table's
-edge by seat 1 with the camera looking over the table, so seat 1's card is the one straight down from the
-middle of the cards (6 o'clock in the frame); the other seats follow clockwise as seen from above (to the
-left of each player, the order of play). A reading is mapped to seats only when it found exactly one card
-per player; an unreadable card leaves its seat empty for touch entry (never a guess).
+Seats (companion/tablecam.py): the tablet stands at the table's edge by seat 1 with the camera looking over
+the table, so seat 1 is at 6 o'clock in the frame; the other seats follow clockwise as seen from above (to the
+left of each player, the order of play). An unreadable card leaves its seat empty for touch entry (never a
+guess).
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
-from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion.tablecam import ScanRequest, SeatReading, map_reading, read_text, seat_order  # noqa: F401 (API)
 
 SIM_W, SIM_H = 1280, 720
 
 
-def seat_order(centers) -> list[int]:
-    """Indices of the cards (their centres, image x right / y down) in seat order: the first clockwise from
-    6 o'clock around the centroid, then clockwise (increasing image angle, y down)."""
-    pts = [(float(x), float(y)) for x, y in centers]
-    if not pts:
-        return []
-    cx = sum(p[0] for p in pts) / len(pts)
-    cy = sum(p[1] for p in pts) / len(pts)
-
-    def key(i):
-        x, y = pts[i]
-        return (math.atan2(y - cy, x - cx) - math.pi / 2) % (2 * math.pi)
-
-    return sorted(range(len(pts)), key=key)
-
-
-@dataclass
-class SeatReading:
-    """A complete reading mapped to seats. ``cards``: player -> code ("7C") or None (unreadable);
-    empty when the number of cards found is not the number of players (``note`` says why)."""
-
-    cards: dict = field(default_factory=dict)
-    found: int = 0
-    unreadable: list = field(default_factory=list)
-    note: str = ""
-    frame: object = None  # the annotated BGR frame of the reading
-
-
-def map_to_seats(reads, players) -> SeatReading:
-    """CardReads of whole starting cards -> seats (see the module doc)."""
-    cards = [c for c in reads if c.kind == "card"]
-    if len(cards) != len(players):
-        return SeatReading({}, len(cards), [], f"Found {len(cards)} cards for {len(players)} players: lay each "
-                           "starting card face up, apart, and scan again (or enter them by touch).")
-    order = seat_order([c.center for c in cards])
-    out, bad = {}, []
-    codes = [c.code for c in cards]
-    for p, i in zip(players, order):
-        code = codes[i]
-        if code is not None and codes.count(code) > 1:
-            code = None  # one deck: the same card twice is a misread; never guessed
-        out[p] = code
-        if code is None:
-            bad.append(p)
-    note = f"Read {len(players) - len(bad)} of {len(players)} starting cards."
-    if bad:
-        note += f" Unreadable ({', '.join(bad)}): enter by touch."
-    return SeatReading(out, len(cards), bad, note)
-
-
 class SimulatedTableCamera:
-    """A table seen by a camera, rendered by ``vision.synth``: a starting-card scene with exactly ``players``
-    cards (the first seed from ``seed`` whose scene has that many; make_scene chooses its cards from the
-    seed), with a little sensor noise on each frame. ``scene`` holds the ground truth."""
+    """A table seen by a camera, rendered by ``vision.synth``. Pirate's Bluff starting cards: a starting-card
+    scene with exactly ``players`` cards (the first seed from ``seed`` whose scene has that many; make_scene
+    chooses its cards from the seed). Another deck (``request.deck``): the request's ``demo`` cards laid in front
+    of the seats (``vision.synth.suited.seat_scene``). A little sensor noise on each frame; ``scene`` holds the
+    ground truth."""
 
-    def __init__(self, players: int, seed: int = 0, fps: float = 15.0):
+    def __init__(self, players: int, seed: int = 0, fps: float = 15.0, request: ScanRequest | None = None):
         import numpy as np
 
-        from vision.synth.scene import make_scene
+        if request is not None and request.deck != "pirates72":
+            from vision.synth.suited import seat_scene
 
-        for s in range(seed, seed + 2000):
-            sc = make_scene(s, "start", width=SIM_W, height=SIM_H)
-            if len(sc.cards) == players:
-                break
-        else:  # pragma: no cover - make_scene lays out 3-8 cards
-            raise ValueError(f"no simulated scene with {players} cards")
+            sc = seat_scene(seed, request.deck, [list(c) for c in request.demo], list(request.demo_middle),
+                            width=SIM_W, height=SIM_H)
+        else:
+            from vision.synth.scene import make_scene
+
+            for s in range(seed, seed + 2000):
+                sc = make_scene(s, "start", width=SIM_W, height=SIM_H)
+                if len(sc.cards) == players:
+                    break
+            else:  # pragma: no cover - make_scene lays out 3-8 cards
+                raise ValueError(f"no simulated scene with {players} cards")
         self.scene = sc
         self.base = sc.image.astype(np.int16)
         self.rng = np.random.default_rng(sc.seed)
@@ -108,8 +71,45 @@ class SimulatedTableCamera:
         pass
 
 
+class RecordedFrames:
+    """Recorded frames as a camera (source ``frames:PATH``): an image file, or the images of a folder in name
+    order; the last frame is held (a still table). Unreadable files raise RuntimeError with the file's name."""
+
+    SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
+
+    def __init__(self, path: str, fps: float = 15.0):
+        p = Path(path)
+        if p.is_dir():
+            self.files = sorted(f for f in p.iterdir() if f.suffix.lower() in self.SUFFIXES)
+        elif p.is_file():
+            self.files = [p]
+        else:
+            raise RuntimeError(f"Recorded frames: {path} is neither an image nor a folder.")
+        if not self.files:
+            raise RuntimeError(f"Recorded frames: no images in {path}.")
+        self.period = 1.0 / fps
+        self.i = 0
+        self.frame = None
+
+    def read(self):
+        from vision.imageio import load_image
+
+        time.sleep(self.period)
+        if self.i < len(self.files):
+            f = self.files[self.i]
+            self.i += 1
+            try:
+                self.frame = load_image(str(f))
+            except Exception as exc:
+                raise RuntimeError(f"Recorded frames: {f.name}: {exc}") from None
+        return True, self.frame.copy()
+
+    def release(self):
+        pass
+
+
 def annotate(frame, reads, seats=None):
-    """A copy of ``frame`` with each card's quad and its code (``?`` when unreadable) drawn on it; with
+    """A copy of ``frame`` with each card's quad and its card (``?`` when unreadable) drawn on it; with
     ``seats`` (card index -> seat number) the seat number too."""
     import cv2
     import numpy as np
@@ -117,10 +117,13 @@ def annotate(frame, reads, seats=None):
     img = frame.copy()
     for i, c in enumerate(reads):
         q = np.round(np.asarray(c.corners)).astype(np.int32).reshape(-1, 1, 2)
-        ok = c.rank is not None
+        text = read_text(c)
+        ok = text is not None
         col = (80, 220, 80) if ok else (40, 60, 240)
         cv2.polylines(img, [q], True, col, 4, cv2.LINE_AA)
-        text = ("W" if c.rank == 0 else str(c.rank)) + c.letter if ok else "?"
+        if ok and hasattr(c, "letter") and c.rank == 0:
+            text = "W" + c.letter  # Pirate's Bluff: the wilds are rank 0
+        text = text if ok else "?"
         if seats and i in seats:
             text = f"{seats[i]}: {text}"
         x, y = (int(v) for v in np.asarray(c.corners).mean(0))
@@ -195,17 +198,52 @@ def scanner_for(deck: str, threads: int = 1):
     return Scanner("ort", reader="corner", threads=threads, profile=profile)
 
 
+class _SuitedScanner:
+    """A suited deck's scanner (vision/suited_reader.py) with the ``scan(bgr) -> (cards, reads)`` of the others."""
+
+    def __init__(self, model: str, threads: int):
+        from vision.suited_reader import SuitedScanner
+
+        self.scanner = SuitedScanner(model, threads=threads)
+
+    def scan(self, bgr):
+        reads = self.scanner.scan(bgr)
+        return reads, reads
+
+
+def scanner_for_request(request: ScanRequest, camera_deck: str = "*printed", threads: int = 1):
+    """The scanner for what the game asks read: Pirate's Bluff cards by the deck chosen on the Enroll screen
+    (``scanner_for``), another deck by its own camera model; RuntimeError when the deck has none."""
+    from companion.decks import get_deck
+
+    deck = get_deck(request.deck)
+    if deck.camera_model is None:
+        raise RuntimeError(f"The camera cannot read the {deck.title} yet: enter the cards by touch.")
+    if deck.camera_model == "pirates72":
+        return scanner_for(camera_deck, threads)
+    from vision.detect import MODELS
+
+    if not (MODELS / f"{deck.camera_model}_reader.int8.onnx").exists():
+        raise RuntimeError(f"The camera's model for the {deck.title} is missing ({deck.camera_model}_reader."
+                           "int8.onnx): enter the cards by touch.")
+    return _SuitedScanner(deck.camera_model, threads)
+
+
 class CameraService(_CameraThread):
     """Reads the table on a worker thread until one complete reading, then stops.
 
+    ``request``: what the game wants read (a ScanRequest; or the players, for Pirate's Bluff starting cards).
     ``on_frame(bgr, text)``: a preview frame (annotated with the last scan); ``on_reading(SeatReading)``: the
-    reading mapped to ``players``; ``on_error(text)``. All three are called through ``post``."""
+    reading mapped for the request; ``on_error(text)``. All three are called through ``post``."""
 
-    def __init__(self, source: str, players, post, on_frame, on_reading, on_error, *, seed: int = 0,
+    def __init__(self, source: str, request, post, on_frame, on_reading, on_error, *, seed: int = 0,
                  preview_every: int = 1, deck: str = "*printed"):
         self.source = source
-        self.deck = deck  # "*printed", "*any" or an enrolled deck's name (see scanner_for)
-        self.players = list(players)
+        self.deck = deck  # Pirate's Bluff: "*printed", "*any" or an enrolled deck's name (see scanner_for)
+        if not isinstance(request, ScanRequest):
+            request = ScanRequest("pirates72", tuple(request))
+        self.request = request
+        self.players = list(request.seats)
         self.post = post
         self.on_frame, self.on_reading, self.on_error = on_frame, on_reading, on_error
         self.seed = seed
@@ -221,6 +259,9 @@ class CameraService(_CameraThread):
     def _open(self):
         if self.source == "off":
             raise RuntimeError("The camera is off (Settings > Camera): enter the cards by touch.")
+        if self.source.startswith("frames:"):
+            self.kind = "recorded frames"
+            return RecordedFrames(self.source[len("frames:"):])
         if self.source != "simulated":
             cap = self._open_real_camera()
             if cap is not None:
@@ -229,14 +270,14 @@ class CameraService(_CameraThread):
                 raise RuntimeError(f"Camera {self.source} does not open: choose another in Settings, or enter "
                                    "the cards by touch.")
         self.kind = "simulated"
-        return SimulatedTableCamera(len(self.players), self.seed)
+        return SimulatedTableCamera(len(self.players), self.seed, request=self.request)
 
     def _run(self):
         try:
             self.cam = self._open()
             from vision.camera import StableReader
 
-            scanner = scanner_for(self.deck)
+            scanner = scanner_for_request(self.request, self.deck)
             last = []
 
             class Keep:  # remembers each scan for the preview
@@ -253,10 +294,9 @@ class CameraService(_CameraThread):
                     raise RuntimeError(f"The {self.kind} stopped giving frames.")
                 agreed = reader.feed(frame)
                 if agreed is not None:
-                    res = map_to_seats(agreed, self.players)
-                    starting = [i for i, c in enumerate(agreed) if c.kind == "card"]
-                    order = seat_order([agreed[i].center for i in starting])
-                    seats = {starting[k]: s + 1 for s, k in enumerate(order)} if res.cards else None
+                    res = map_reading(agreed, self.request, (frame.shape[1], frame.shape[0]))
+                    whole = [i for i, c in enumerate(agreed) if c.kind == "card"]
+                    seats = {whole[i]: k for i, k in res.placed.items()}
                     res.frame = annotate(frame, agreed, seats)
                     if not self._stop.is_set():
                         self.post(lambda r=res: self.on_reading(r))

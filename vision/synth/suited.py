@@ -197,7 +197,77 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
                     _polys, vis = _masks(H, [c for _k, c in keep], (wmm, hmm), width, height, iqs)
                     keep = [kc for kc, (_cv, iv) in zip(keep, vis) if max(iv) >= 0.9]
                 placements += [(k, si, cx, cy, a) for k, (cx, cy, a) in keep]
-    # render, in placement order (later cards lie on top)
+    img, cards = _render(img, H, placements, face, styles, d, rng, width, height)
+    img = _light(img, rng)
+    return SuitedScene(img, cards, layout, surface, seed, d.id)
+
+
+def seat_scene(seed: int, deck: str, seats, middle=(), fonts=None, surfaces=TRAIN_SURFACES, width: int = 1280,
+               height: int = 720, style=None) -> SuitedScene:
+    """Cards laid in front of the seats, as at a table in play: ``seats[k]`` the cards (the deck's notation) in
+    front of seat k + 1, side by side, each turned to face its player; ``middle`` cards in the middle of the table
+    (a dock card). The tablet stands by seat 1: seat 1 is at 6 o'clock in the frame, the other seats follow
+    clockwise (the order of play), evenly around the table. One deck, one face style (``style``: this one, e.g. a
+    deck being enrolled; else a random one with ``fonts``). Pure function of the arguments; ValueError when the
+    cards do not fit in the frame."""
+    from companion.decks import get_deck
+    from vision.decks.faces import faces_for
+
+    d = get_deck(deck)
+    faces = faces_for(d)
+    rng = np.random.default_rng(seed)
+    surface = surfaces[rng.integers(len(surfaces))]
+    img = make_surface(surface, rng, width, height).astype(np.float32)
+    drawn_style = faces.random_style(rng, fonts)
+    style = drawn_style if style is None else style
+    wmm, hmm = style.size_mm
+    keys = [[d.cards.index(d.parse(c)) for c in cs] for cs in list(seats) + [list(middle)]]
+    n = len(seats)
+    margin = 0.03 * width
+    for attempt in range(400):
+        H = _camera(rng, width, height)
+        k = 1.0 - 0.35 * min(attempt, 300) / 300  # the ring closes in when the cards do not fit
+        rx, ry = 250 * k, 150 * k
+        placements = []
+        for i, cs in enumerate(keys[:n]):
+            t = math.pi / 2 + 2 * math.pi * i / n + rng.uniform(-0.08, 0.08)
+            a = t - math.pi / 2 + rng.uniform(-0.25, 0.25)
+            for j, key in enumerate(cs):
+                off = (j - (len(cs) - 1) / 2) * (wmm + 8)
+                cx = rx * math.cos(t) - off * math.sin(t)
+                cy = ry * math.sin(t) + off * math.cos(t)
+                placements.append((key, 0, cx, cy, a))
+        for j, key in enumerate(keys[n]):
+            off = (j - (len(keys[n]) - 1) / 2) * (wmm + 8)
+            placements.append((key, 0, off, 0.0, rng.uniform(-0.3, 0.3)))
+        quads = [_apply(H, _apply(_card_to_table(cx, cy, a, wmm, hmm, 1.0),
+                                  np.array([[0, 0], [wmm, 0], [wmm, hmm], [0, hmm]], float)))
+                 for _k, _s, cx, cy, a in placements]
+        fits = all((q[:, 0] > margin).all() and (q[:, 0] < width - margin).all() and (q[:, 1] > margin).all()
+                   and (q[:, 1] < height - margin).all() for q in quads)
+        centres = [np.array(p[2:4]) for p in placements]
+        apart = all(np.hypot(*(centres[i] - centres[j])) > 1.05 * min(wmm, hmm)
+                    for i in range(len(centres)) for j in range(i))
+        if fits and apart:
+            break
+    else:
+        raise ValueError(f"{sum(map(len, keys))} cards for {n} seats do not fit in a {width}x{height} frame")
+    drawn: dict = {}
+
+    def face(key, si):
+        if key not in drawn:
+            drawn[key] = faces.render(d.cards[key], style, PPM)
+        return drawn[key]
+
+    img, cards = _render(img, H, placements, face, [style], d, rng, width, height)
+    img = _light(img, rng)
+    return SuitedScene(img, cards, "seats", surface, seed, d.id)
+
+
+def _render(img, H, placements, face, styles, d, rng, width, height):
+    """Draw the placed cards (card index, style index, table x, y mm, angle) on the table image ``img`` (float32)
+    seen through ``H``, in order (later cards lie on top), with their shadows; each card's visible fraction and
+    its indices' from the masks. Returns (image, SuitedSceneCards)."""
     shadow_dir = rng.uniform(-1, 1, 2) * rng.uniform(2, 9)
     shadow_k = rng.uniform(0.15, 0.5)
     cards, masks = [], []
@@ -236,8 +306,7 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
             vis.append(1 - float((qm & cover).sum()) / max(1, int(qm.sum())))
         c.index_visible = vis
         cover |= masks[i]
-    img = _light(img, rng)
-    return SuitedScene(img, cards, layout, surface, seed, d.id)
+    return img, cards
 
 
 def write_scenes(out, deck: str, count: int, seed: int = 0, layouts=LAYOUTS, surfaces=TRAIN_SURFACES,

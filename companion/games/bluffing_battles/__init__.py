@@ -32,6 +32,7 @@ SPEC = register(GameSpec(
     setup_screen="battles_setup",
     demo="companion.games.bluffing_battles.demo:steps",
     demo_step="companion.games.bluffing_battles.demo:step",
+    camera=True,  # the two revealed cards of a fight (ui/fight.py, camera.py)
     summary="Two players reveal a card at once; the higher takes both; equal cards start a battle with "
             "hidden prizes. The larger score pile wins.",
 ))

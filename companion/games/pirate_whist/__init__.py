@@ -45,6 +45,7 @@ SPEC = register(GameSpec(
     nav=(("Scores", "whist_sheet"),),
     demo="companion.games.pirate_whist.demo:steps",
     demo_step="companion.games.pirate_whist.demo:step",
+    camera=True,  # the trick in front of the seats (ui/play.py, camera.py)
     summary="Bid the exact number of tricks you will take; spades are always trump. Hand sizes go "
             "max..1..max; 10 + tricks for an exact bid, minus the miss otherwise.",
 ))

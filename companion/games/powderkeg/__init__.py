@@ -26,5 +26,6 @@ SPEC = register(GameSpec(
     screens=("companion.games.powderkeg.ui.round:PowderkegScreen",),
     demo="companion.games.powderkeg.demo:steps",
     demo_step="companion.games.powderkeg.demo:step",
+    camera=True,  # the dock card and each card turned up (ui/round.py, camera.py)
     summary="Live, die or fold as the Island Deck's cards turn up; chips",
 ))

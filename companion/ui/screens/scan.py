@@ -16,8 +16,11 @@ class ScanScreen(Screen):
     """The camera's live preview with the recognised cards drawn on it (companion/ui/camservice.py), then the
     reading mapped to seats."""
 
-    def begin(self, source):
-        self.ids.scan_title.text = "Scanning the starting cards"
+    request = None
+
+    def begin(self, source, request):
+        self.request = request
+        self.ids.scan_title.text = f"Scanning {request.title}"
         self.ids.scan_note.text = f"Opening the camera ({source})..."
         self.ids.scan_seats.text = ""
         self.ids.preview.texture = None
@@ -38,14 +41,18 @@ class ScanScreen(Screen):
         self._texture(bgr)
         self.ids.scan_note.text = text
 
-    def show_reading(self, reading):
+    def show_reading(self, reading, stop=None):
         if reading.frame is not None:
             self._texture(reading.frame)
-        self.ids.scan_title.text = "Starting cards read" if reading.cards else "Scan again"
-        self.ids.scan_note.text = reading.note
-        players = _app().session.players
+        title = self.request.title if self.request is not None else "cards"
+        self.ids.scan_title.text = (title[0].upper() + title[1:] + " read") if (reading.cards or reading.new) \
+            else "Scan again"
+        self.ids.scan_note.text = reading.note + (f"\n{stop}" if stop else "")
+        players = list(self.request.seats) if self.request is not None else []
         self.ids.scan_seats.text = "\n".join(
             f"{i + 1}. {p}:  {reading.cards[p] or '?  (touch)'}" for i, p in enumerate(players) if p in reading.cards)
+        if reading.new:
+            self.ids.scan_seats.text = "New: " + ", ".join(reading.new)
 
     def show_error(self, text):
         self.ids.scan_title.text = "No camera reading"

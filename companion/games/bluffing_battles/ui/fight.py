@@ -1,5 +1,5 @@
-"""The Bluffing Battles fight screen: both players tap the card they revealed (the camera will call the same
-door, ``BattleTable.reveal``); what happened in words; always-visible draw-pile, score-pile and hand counts,
+"""The Bluffing Battles fight screen: both players tap the card they revealed, or the camera reads the two cards
+in front of the seats (companion/games/bluffing_battles/camera.py; the same door, ``BattleTable.reveal``); what happened in words; always-visible draw-pile, score-pile and hand counts,
 the battle pot and the limit; the reshuffle prompt; undo; the game end. Layout in fight.kv."""
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ def _app():
 
 
 class BattlesFightScreen(Screen):
+    camera_stop = ""  # why the last camera reading stopped short (for the status line and tests)
+
     def on_kv_post(self, base):
         self.cards: list[dict[StdCard, FlatButton]] = [{}, {}]
         for i, grid in enumerate((self.ids.grid0, self.ids.grid1)):
@@ -47,6 +49,33 @@ class BattlesFightScreen(Screen):
     def reshuffle(self):
         _app().act(ConfirmReshuffle())
 
+    def scan_request(self):
+        """The camera reads the revealed cards of the fight (None when no card is to be revealed)."""
+        from companion.games.bluffing_battles.camera import fight_request
+
+        m = self._model()
+        t = m.round if m is not None else None
+        return fight_request(t, seed=len(t.inputs) if t is not None else 0)
+
+    def scan(self):
+        _app().start_scan()
+
+    def apply_scan(self, reading):
+        """The fight the camera read: each revealed card through the same door as a tap; the first that cannot
+        be entered stops there (its reason returned, for the status line)."""
+        from companion.games.bluffing_battles.camera import reveals_from_reading
+
+        m = self._model()
+        if m is None or m.round is None or not reading.cards:
+            return
+        plan = reveals_from_reading(m.round, reading.cards)
+        for p, c in plan.reveals:
+            if not _app().act(Reveal(p, c)):
+                break
+        self.camera_stop = plan.stop
+        self.refresh()
+        return plan.stop or None
+
     def new_game(self):
         _app().next_hand()
 
@@ -65,7 +94,7 @@ class BattlesFightScreen(Screen):
                 ids[f"shown{i}"].text = ""
                 for b in self.cards[i].values():
                     b.disabled = True
-            for w in (ids.undo, ids.reshuffle, ids.new_game, ids.history):
+            for w in (ids.undo, ids.reshuffle, ids.new_game, ids.history, ids.camera):
                 w.disabled = True
             return
         s = t.state
@@ -93,6 +122,7 @@ class BattlesFightScreen(Screen):
             for c, b in self.cards[i].items():
                 b.disabled = c not in ok
         ids.undo.disabled = not t.can_undo
+        ids.camera.disabled = t.phase != "reveal" or None not in t.pending
         ids.reshuffle.disabled = t.phase != "reshuffle"
         who = t.needs_reshuffle()
         ids.reshuffle.text = f"{who} reshuffled" if who else "Reshuffle"

@@ -1,6 +1,7 @@
 """Play: the revealed bids and "bids vs cards", then the tricks either as counts at the end of the round
 (a stepper per player) or trick by trick (tap who won each trick; optionally enter each card, refused with the
-rules' revoke warning). When the round is over: its scores and "Next round"."""
+rules' revoke warning; or read the trick laid in front of the seats with the camera: companion/games/pirate_whist/
+camera.py). When the round is over: its scores and "Next round"."""
 
 from __future__ import annotations
 
@@ -64,6 +65,36 @@ class WhistPlayScreen(Screen):
         self.warning = ""
         app().act({"e": "trick", "winner": player})
 
+    def scan_request(self):
+        """The camera reads the trick in front of the seats (trick by trick only; None otherwise)."""
+        from companion.games.pirate_whist.camera import trick_request
+
+        s, m = whist()
+        t = m.round if m is not None else None
+        return trick_request(t, seed=len(t.events()) if t is not None else 0)
+
+    def scan(self):
+        self.warning = ""
+        app().start_scan()
+
+    def apply_scan(self, reading):
+        """The trick the camera read: its cards entered in the order of play through the same check as a tap;
+        the first that cannot be (unreadable, a revoke the camera saw) stops there, its reason shown (and returned,
+        for the status line)."""
+        from companion.games.pirate_whist.camera import plays_from_reading
+
+        s, m = whist()
+        if m is None or m.round is None or not reading.cards:
+            return
+        plan = plays_from_reading(m.round, reading.cards)
+        for p, c in plan.plays:
+            if not app().act({"e": "play", "player": p, "card": c}):
+                break
+        self.rank = None
+        self.warning = plan.stop
+        self.refresh()
+        return plan.stop or None
+
     def pick_rank(self, r):
         self.rank = r
         self.refresh()
@@ -95,6 +126,7 @@ class WhistPlayScreen(Screen):
         t = m.round if m is not None else None
         ids.undo.disabled = not (m is not None and m.can_undo())
         ids.next_round.disabled = not (m is not None and m.round_over())
+        ids.camera.disabled = t is None or t.mode != "tricks" or t.phase != "play"
         if t is None or (t.phase != "play" and not m.round_over()):
             ids.header.text = header(s) if s is not None else "Pirate Whist"
             ids.note.text = "Start a Pirate Whist game first." if s is None else "No round in play."

@@ -1,4 +1,5 @@
-"""The Powderkeg round screen: dealer, dock, the reveals one by one (touched), live/die/fold per player, payouts.
+"""The Powderkeg round screen: dealer, dock, the reveals one by one (touched, or read by the camera:
+companion/games/powderkeg/camera.py), live/die/fold per player, payouts.
 Layout in round.kv (loaded by the app beside this module)."""
 
 from __future__ import annotations
@@ -63,12 +64,34 @@ class PowderkegScreen(Screen):
         h = _app().session.hand
         _app().act(Dock(card) if h.phase == "dock" else Reveal(card))
 
+    def scan_request(self):
+        """The camera reads the card just laid face up (None when no card is due)."""
+        from companion.games.powderkeg.camera import turn_request
+
+        s = _app().session
+        h = s.hand if s is not None and s.spec is SPEC else None
+        return turn_request(h, seed=len(h.moves) if h is not None else 0)
+
+    def scan(self):
+        _app().start_scan()
+
+    def apply_scan(self, reading):
+        """The new card the camera read: the round's next move, the same as a tap (the rules may refuse it)."""
+        from companion.games.powderkeg.camera import move_from_reading
+
+        s = _app().session
+        h = s.hand if s is not None and s.spec is SPEC else None
+        move = move_from_reading(h, reading.new)
+        if move is not None:
+            _app().act(move)
+        return None
+
     def refresh(self):
         app = _app()
         s = app.session
         h = s.hand if s is not None and s.spec is SPEC else None
         active = h is not None
-        for w in (self.ids.undo, self.ids.next_round, self.ids.live, self.ids.die, self.ids.fold):
+        for w in (self.ids.undo, self.ids.next_round, self.ids.live, self.ids.die, self.ids.fold, self.ids.camera):
             w.disabled = not active
         for g in (self.ids.ranks, self.ids.suits):
             for b in g.children:
@@ -121,6 +144,7 @@ class PowderkegScreen(Screen):
                                              else (0.85, 0.9, 0.9, 1)))
             self.ids.players.add_widget(_lab(str(h.stacks[p]), "20sp"))
         self.ids.undo.disabled = not h.moves
+        self.ids.camera.disabled = phase not in ("dock", "opening", "reveal", "showing")
         self.ids.next_round.disabled = phase != "over"
         r = s.current_ruling()
         if r is not None:

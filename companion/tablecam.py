@@ -1,0 +1,178 @@
+"""What a game asks of the table camera, and the camera's reads mapped to the seats (no Kivy, no cv2, no numpy).
+
+One camera interface for every game: the game's screen for the moment says what it wants read in a
+:class:`ScanRequest` (its ``scan_request()``), the camera service (companion/ui/camservice.py) reads the table
+until the reading is still and agreed, maps it with :func:`map_reading`, and the screen applies the
+:class:`SeatReading` through the game's own inputs (its ``apply_scan``), the same doors as a tap. Touch stays
+the fallback: a card the camera could not read with confidence is never guessed, its seat is left for a tap.
+
+Seats: the tablet stands at the table's edge by seat 1 with the camera looking over the table, so seat 1 is at
+6 o'clock in the frame and the other seats follow clockwise as seen from above (the order of play).
+
+- ``layout="apart"``: cards lying apart, one per player (Pirate's Bluff starting cards): seat 1's card is the
+  first clockwise from 6 o'clock around the cards' centre, the others follow clockwise.
+- ``layout="seats"``: each card lies in front of its player (a Whist trick, the two cards of a fight): the
+  seats stand evenly around the table and each card goes to the seat nearest to it (the assignment with the
+  least angular distance in all; the table's centre is the cards' centre when every seat has a card, the
+  frame's centre otherwise). A reading with a card per seat but two cards nearer one seat than any other still
+  gets one card per seat; a reading with more cards than seats is refused.
+- ``layout="new"``: the cards on the table the game has not recorded yet (``known``), left to right (a
+  Powderkeg card turned up).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+LAYOUTS = ("apart", "seats", "new")
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    """What the game's screen wants read now.
+
+    ``deck``: the registry's deck id (its camera model reads); ``seats``: the players in seat order around the
+    table (seat 1 by the tablet); ``layout``: see the module doc; ``count``: how many cards (``seats``/``apart``:
+    one per seat unless given); ``known``: cards already recorded (``new``); ``title``: what the Scan screen says
+    is being read; ``demo``: the cards the simulated table camera lays out (per seat, and in the middle) when no
+    camera is there (``--demo``); ``one_deck``: one deck on the table, so the same card read twice is a misread
+    (both left for a tap)."""
+
+    deck: str
+    seats: tuple[str, ...]
+    layout: str = "apart"
+    count: int | None = None
+    known: tuple[str, ...] = ()
+    title: str = "starting cards"
+    demo: tuple[tuple[str, ...], ...] = ()
+    demo_middle: tuple[str, ...] = ()
+    one_deck: bool = True  # False: two decks at the table (the same card twice is no misread)
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout: {self.layout!r} is not one of {', '.join(LAYOUTS)}")
+
+    @property
+    def wanted(self) -> int | None:
+        """How many whole cards make a complete reading (None: any number, ``new``)."""
+        if self.layout == "new":
+            return self.count
+        return len(self.seats) if self.count is None else self.count
+
+
+@dataclass
+class SeatReading:
+    """A complete reading mapped for the game. ``cards``: player -> card text (the deck's notation) or None
+    (unreadable: enter by touch); empty when the reading does not fit the request (``note`` says why).
+    ``new``: the cards not known yet, left to right (``layout="new"``). ``placed``: read index -> seat number (for
+    the preview)."""
+
+    cards: dict = field(default_factory=dict)
+    found: int = 0
+    unreadable: list = field(default_factory=list)
+    note: str = ""
+    frame: object = None  # the annotated BGR frame of the reading
+    new: list = field(default_factory=list)
+    placed: dict = field(default_factory=dict)
+
+
+def read_text(read: Any) -> str | None:
+    """A read's card in its deck's notation (None: unreadable)."""
+    return read.to_json().get("card")
+
+
+def seat_order(centers: Sequence[Sequence[float]]) -> list[int]:
+    """Indices of the cards (their centres, image x right / y down) in seat order: the first clockwise from
+    6 o'clock around the centroid, then clockwise (increasing image angle, y down)."""
+    pts = [(float(x), float(y)) for x, y in centers]
+    if not pts:
+        return []
+    cx = sum(p[0] for p in pts) / len(pts)
+    cy = sum(p[1] for p in pts) / len(pts)
+
+    def key(i: int) -> float:
+        x, y = pts[i]
+        return (math.atan2(y - cy, x - cx) - math.pi / 2) % (2 * math.pi)
+
+    return sorted(range(len(pts)), key=key)
+
+
+def nearest_seats(centers: Sequence[Sequence[float]], n_seats: int,
+                  frame_size: tuple[float, float] | None = None) -> list[int]:
+    """The seat (0-based) of each card lying in front of its player, ``n_seats`` evenly around the table (seat 0
+    at 6 o'clock, clockwise): the one-card-per-seat assignment with the least angular distance in all. ValueError
+    with more cards than seats."""
+    pts = [(float(x), float(y)) for x, y in centers]
+    m = len(pts)
+    if m > n_seats:
+        raise ValueError(f"{m} cards for {n_seats} seats")
+    if m == 0:
+        return []
+    if m == n_seats or frame_size is None:
+        cx = sum(p[0] for p in pts) / m
+        cy = sum(p[1] for p in pts) / m
+    else:
+        cx, cy = frame_size[0] / 2, frame_size[1] / 2
+    ang = [math.atan2(y - cy, x - cx) for x, y in pts]
+    seat_ang = [math.pi / 2 + 2 * math.pi * k / n_seats for k in range(n_seats)]
+
+    def dist(a: float, b: float) -> float:
+        d = abs(a - b) % (2 * math.pi)
+        return min(d, 2 * math.pi - d)
+
+    best, best_cost = None, math.inf
+    for perm in itertools.permutations(range(n_seats), m):  # at most 8!/(8-m)! assignments
+        cost = sum(dist(ang[i], seat_ang[s]) ** 2 for i, s in enumerate(perm))
+        if cost < best_cost - 1e-12:
+            best, best_cost = perm, cost
+    return list(best)
+
+
+def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None = None
+                ) -> SeatReading:
+    """The camera's agreed reads (whole cards, ``kind == "card"``; lone corner indices are not placed) mapped
+    for ``request``. The same card twice on one deck is a misread: both left unread, never guessed.
+    ``frame_size`` (width, height): the table's centre when not every seat has a card (``layout="seats"``)."""
+    cards = [c for c in reads if c.kind == "card"]
+    texts = [read_text(c) for c in cards]
+    if request.one_deck:
+        texts = [t if t is None or texts.count(t) == 1 else None for t in texts]
+    players = list(request.seats)
+    if request.layout == "new":
+        known = set(request.known)
+        order = sorted(range(len(cards)), key=lambda i: float(cards[i].center[0]))
+        fresh = [i for i in order if texts[i] not in known]
+        unread = [i for i in fresh if texts[i] is None]
+        new = [texts[i] for i in fresh if texts[i] is not None]
+        if unread:
+            return SeatReading({}, len(cards), [], f"{len(unread)} card{'s' if len(unread) > 1 else ''} on the "
+                               "table could not be read: straighten it and read again, or tap it.")
+        if request.count is not None and len(new) != request.count:
+            return SeatReading({}, len(cards), [], f"Found {len(new)} new card{'s' if len(new) != 1 else ''}, "
+                               f"expected {request.count}: read again, or tap the card.")
+        return SeatReading({}, len(cards), [], f"Read {', '.join(new) if new else 'no new card'}.", new=new)
+    want = request.wanted
+    if len(cards) != want:
+        what = "lay each starting card face up, apart," if request.layout == "apart" else \
+            "lay each card face up in front of its player"
+        return SeatReading({}, len(cards), [], f"Found {len(cards)} cards for {want} "
+                           f"{'players' if want == len(players) else 'cards'}: {what} and scan again (or enter "
+                           "them by touch).")
+    if request.layout == "apart":
+        order = seat_order([c.center for c in cards])
+        placed = {i: k for k, i in enumerate(order)}
+    else:
+        seats = nearest_seats([c.center for c in cards], len(players), frame_size)
+        placed = dict(enumerate(seats))
+    out, bad = {}, []
+    for i, k in sorted(placed.items(), key=lambda kv: kv[1]):
+        out[players[k]] = texts[i]
+        if texts[i] is None:
+            bad.append(players[k])
+    note = f"Read {len(out) - len(bad)} of {len(out)} {request.title}."
+    if bad:
+        note += f" Unreadable ({', '.join(bad)}): enter by touch."
+    return SeatReading(out, len(cards), bad, note, placed={i: k + 1 for i, k in placed.items()})

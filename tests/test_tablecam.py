@@ -1,0 +1,174 @@
+"""The camera interface of the games (companion/tablecam.py and each game's camera.py): reads mapped to the seats,
+the plays, reveals and turned-up cards they make, through the same rules as a tap. Pure: no models here (the
+in-play flows with the camera models are in tests/test_ui_camera_play.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.tablecam import ScanRequest, map_reading, nearest_seats
+from vision.detect import CardRead
+
+
+def _card_at(x, y, rank, letter, w=60, h=84):
+    corners = np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]])
+    return CardRead("card", corners, rank, letter, 0.999 if rank is not None else 0.3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(2, 8), turn=st.floats(-0.3, 0.3), data=st.data())
+def test_each_card_goes_to_the_seat_it_lies_in_front_of(n, turn, data):
+    """Cards on a ring around the table, each within a third of a seat's spacing of its seat, turned together a
+    little, the ring squashed by the camera's tilt: every card goes to its own seat."""
+    step = 2 * math.pi / n
+    jit = data.draw(st.lists(st.floats(-step / 4, step / 4), min_size=n, max_size=n))
+    squash = data.draw(st.floats(0.55, 1.0))
+    order = data.draw(st.permutations(range(n)))
+    pts = []
+    for k in order:  # the reads come in any order
+        a = math.pi / 2 + k * step + turn * step + jit[k] * 0.4
+        pts.append((640 + 300 * math.cos(a), 360 + 300 * squash * math.sin(a)))
+    assert nearest_seats(pts, n, (1280, 720)) == list(order)
+
+
+def test_fewer_cards_than_seats_go_to_their_nearest_seats_and_too_many_are_refused():
+    # 4 seats: 6 o'clock (seat 0), 9 (seat 1), 12 (seat 2), 3 (seat 3); cards at 9 and 3 o'clock only
+    assert nearest_seats([(1000, 360), (200, 380)], 4, (1280, 720)) == [3, 1]
+    with pytest.raises(ValueError, match="3 cards for 2 seats"):
+        nearest_seats([(0, 0), (1, 1), (2, 2)], 2)
+
+
+def test_map_reading_seats_unreadable_and_duplicates_are_left_for_a_tap():
+    req = ScanRequest("pirates72", ("Ann", "Ben", "Cy", "Dee"), layout="seats", title="cards of the trick")
+    reads = [_card_at(640, 600, 3, "A"), _card_at(300, 360, None, None), _card_at(640, 120, 5, "B"),
+             _card_at(980, 360, 5, "B")]
+    r = map_reading(reads, req, (1280, 720))
+    # the same card twice on one deck is a misread: both seats are left for a tap, never guessed
+    assert r.cards == {"Ann": "3A", "Ben": None, "Cy": None, "Dee": None}
+    assert r.unreadable == ["Ben", "Cy", "Dee"] and r.placed == {0: 1, 1: 2, 2: 3, 3: 4}
+    assert r.note == "Read 1 of 4 cards of the trick. Unreadable (Ben, Cy, Dee): enter by touch."
+    two = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy", "Dee"), layout="seats", one_deck=False),
+                      (1280, 720))
+    assert two.cards == {"Ann": "3A", "Ben": None, "Cy": "5B", "Dee": "5B"}  # two decks: the same card twice is fine
+    short = map_reading(reads[:3], req, (1280, 720))
+    assert short.cards == {} and short.note.startswith("Found 3 cards for 4 players")
+
+
+def test_map_reading_new_cards_left_to_right_and_the_starting_cards_apart():
+    new = ScanRequest("pirates72", ("Ann", "Ben"), layout="new", count=1, known=("3A",))
+    r = map_reading([_card_at(900, 300, 4, "C"), _card_at(200, 300, 3, "A")], new)
+    assert r.new == ["4C"] and r.cards == {}
+    r = map_reading([_card_at(900, 300, 4, "C"), _card_at(200, 300, 6, "D")], new)
+    assert r.new == [] and "Found 2 new cards, expected 1" in r.note
+    r = map_reading([_card_at(900, 300, None, None), _card_at(200, 300, 3, "A")], new)
+    assert r.new == [] and "could not be read" in r.note
+    start = map_reading([_card_at(640, 600, 3, "A"), _card_at(640, 100, 0, "H")], ScanRequest("pirates72", ("A", "B")))
+    assert start.cards == {"A": "3A", "B": "0H"} and start.note == "Read 2 of 2 starting cards."
+
+
+def test_seat_scenes_lay_each_card_in_front_of_its_seat():
+    """The simulated table lays the cards where nearest_seats finds them, through the camera's perspective."""
+    from vision.synth.suited import seat_scene
+
+    for seed, cards in [(1, ["10H", "QS", "2C", "AD"]), (2, ["KH", "3D"]), (3, ["2S", "3S", "4S", "5S", "6S", "7S"])]:
+        sc = seat_scene(seed, "standard52", [[c] for c in cards])
+        assert [c.card for c in sc.cards] == cards
+        seats = nearest_seats([c.quad.mean(0) for c in sc.cards], len(cards), (1280, 720))
+        assert seats == list(range(len(cards)))
+        for c in sc.cards:
+            assert c.card_visible > 0.99 and (c.quad >= 0).all() and (c.quad[:, 0] < 1280).all()
+
+
+# ------------------------------------------------------------------------------------------------ the games
+
+
+def _whist_in_play():
+    from companion.games.pirate_whist.table import WhistTable
+
+    t = WhistTable.new(["A", "B", "C"], 3, dealer="A", mode="tricks")
+    while t.phase == "bid":
+        t.submit_bid(t.next_bidder(), 1)
+    t.reveal()
+    return t
+
+
+def test_whist_trick_read_plays_in_order_from_the_leader_and_stops_at_a_revoke():
+    from companion.games.pirate_whist.camera import plays_from_reading, trick_request
+
+    t = _whist_in_play()
+    req = trick_request(t, seed=3)
+    assert req.layout == "seats" and req.seats == ("A", "B", "C") and req.deck == "standard52"
+    lead = t.trick_view()["leader"]
+    assert lead == "B" and len({c[0] for c in req.demo}) == 3 and t.play_warning("B", req.demo[1][0]) is None
+    plan = plays_from_reading(t, {"A": "2H", "B": "AH", "C": "5C"})  # C fails to follow hearts: void in hearts
+    assert plan.plays == (("B", "AH"), ("C", "5C"), ("A", "2H")) and plan.stop == ""
+    for p, c in plan.plays:
+        t.play_card(p, c)
+    assert t.trick_view()["trick"] == 2 and t.trick_view()["leader"] == "B"
+    # trick 2: C plays a heart after showing void in hearts: the camera saw a revoke; entry stops before it
+    plan = plays_from_reading(t, {"A": "3H", "B": "KH", "C": "4H"})
+    assert plan.plays == (("B", "KH"),) and plan.revoke and plan.stop.startswith("The camera saw C play 4H: Revoke!")
+    plan = plays_from_reading(t, {"A": "3H", "B": "KH", "C": None})
+    assert plan.plays == (("B", "KH"),) and plan.stop == "C's card could not be read: enter it by touch."
+    t.play_card("B", "KH")
+    plan = plays_from_reading(t, {"A": "3H", "B": "QH", "C": "4S"})
+    assert plan.plays == () and "but KH was entered for B" in plan.stop
+    assert trick_request(None) is None
+
+
+def test_whist_demo_trick_is_legal_and_unseen():
+    from companion.games.pirate_whist import rules
+    from companion.games.pirate_whist.camera import demo_trick
+    from companion.games.pirate_whist.rules import PlayCard
+
+    t = _whist_in_play()
+    t.play_card("B", "AH")
+    for seed in range(20):
+        cards = demo_trick(t.state, seed)
+        assert cards[1] == "AH" and len(set(cards)) == 3
+        s = t.state
+        for p in ("C", "A"):
+            c = rules.card(cards[("A", "B", "C").index(p)])
+            assert rules.why_not(s, PlayCard(p, c)) is None
+            s = rules.apply(s, PlayCard(p, c))
+
+
+def test_battles_fight_read_reveals_through_the_same_door_as_a_tap():
+    from companion.games.bluffing_battles.camera import fight_request, reveals_from_reading
+    from companion.games.bluffing_battles.table import BattleTable
+
+    t = BattleTable(["Ann", "Ben"], "one-deck", red=0)
+    req = fight_request(t, seed=1)
+    assert req.seats == ("Ann", "Ben") and req.one_deck and req.layout == "seats"
+    red = [str(c) for c in t.playable(0)]
+    black = [str(c) for c in t.playable(1)]
+    assert req.demo[0][0] in red and req.demo[1][0] in black
+    plan = reveals_from_reading(t, {"Ann": black[0], "Ben": black[1]})
+    assert plan.reveals == () and f"Ann reveal {black[0]}, which Ann cannot reveal" in plan.stop
+    plan = reveals_from_reading(t, {"Ann": red[0], "Ben": None})
+    assert plan.reveals == (("Ann", red[0]),) and plan.stop == "Ben's card could not be read: tap it."
+    t.reveal("Ann", red[0])
+    plan = reveals_from_reading(t, {"Ann": red[0], "Ben": black[3]})
+    assert plan.reveals == (("Ben", black[3]),) and plan.stop == ""
+    assert not fight_request(BattleTable(["Ann", "Ben"], "two-decks")).one_deck
+
+
+def test_powderkeg_reads_the_one_new_card_as_the_next_move():
+    from companion.games.powderkeg.camera import move_from_reading, turn_request
+    from companion.games.powderkeg.rules import Dock, PowderkegRound, Reveal
+    from companion.decks.island54 import IslandCard
+
+    r = PowderkegRound(["Ann", "Ben", "Cy"], "Ann", {"Ann": 20, "Ben": 20, "Cy": 20})
+    req = turn_request(r, seed=2)
+    assert req.layout == "new" and req.count == 1 and req.known == () and req.title == "the dock card"
+    assert move_from_reading(r, ["K:anchors"]) == Dock(IslandCard.parse("K:anchors"))
+    assert move_from_reading(r, ["K:anchors", "2:boats"]) is None
+    r.apply(Dock(IslandCard.parse("K:anchors")))
+    req = turn_request(r, seed=2)
+    assert req.known == ("K:anchors",) and req.demo_middle[0] == "K:anchors" and req.title == "card 1 turned up"
+    assert move_from_reading(r, ["2:boats"]) == Reveal(IslandCard.parse("2:boats"))
