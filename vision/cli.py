@@ -136,7 +136,7 @@ def camera_deck(name: str):
     return deck
 
 
-def _suited_scan(args, deck, img, t0: float) -> dict:
+def _suited_scan(args, deck, img, t0: float, profile=None) -> dict:
     """``scan`` for a suited deck (standard52, island54): its own reader (vision/suited_reader.py)."""
     import time
     from pathlib import Path
@@ -155,7 +155,7 @@ def _suited_scan(args, deck, img, t0: float) -> dict:
                                f"{deck.id}`)")
     if not (models / "card_det_decks.int8.onnx").exists() and not (MODELS / "card_det_decks.int8.onnx").exists():
         raise PirateTableError(f"model file missing: {MODELS / 'card_det_decks.int8.onnx'}")
-    scanner = SuitedScanner(deck.camera_model, models)
+    scanner = SuitedScanner(deck.camera_model, models, profile=profile)
     t1 = time.perf_counter()
     reads = scanner.scan(img)
     t2 = time.perf_counter()
@@ -185,6 +185,8 @@ def run_scan(args) -> int:
 
         profile = load(args.deck, Path(args.models) if getattr(args, "models", None) else None)
         base = profile.base
+        if base != "pirates-bluff":  # a taught suited deck: its reader with the deck's heads
+            deck = get_deck(base)
     else:
         deck = camera_deck(args.deck)  # a registered deck without a camera model is refused in one line
     from companion.games import registry
@@ -192,7 +194,7 @@ def run_scan(args) -> int:
     if deck is not None and deck.camera_model != "pirates72":
         first_bidder = registry.reads_rule_for_deck(base) if args.first_bidder else None
         img = load_image(args.image)
-        out = _suited_scan(args, deck, img, t0)
+        out = _suited_scan(args, deck, img, t0, profile)
         if args.first_bidder:
             out["first_bidder"] = first_bidder(out["cards"])
     else:

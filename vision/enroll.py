@@ -228,6 +228,10 @@ def find_row(scanner, img: np.ndarray) -> list[np.ndarray]:
         q = card_outline(gray, d[2:])
         if not any(_overlap(q, q2) > 0.5 for q2 in quads):
             quads.append(q)
+    if quads:  # the cards of a photo are one size: a much smaller find is part of a card (or a shadow), not one
+        areas = [abs(float(cv2.contourArea(q.astype(np.float32)))) for q in quads]
+        big = float(np.median(areas))
+        quads = [q for q, a in zip(quads, areas) if a >= 0.6 * big]
     return [_upright(q) for q in reading_order(quads)]
 
 

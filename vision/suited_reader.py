@@ -35,7 +35,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -332,7 +332,9 @@ def _session(path: Path, threads: int):
 class SuitedReader:
     """A deck's reader (``<deck>_reader.int8.onnx``): views in, P(code) and P(no upright index) out."""
 
-    def __init__(self, deck: str, models: Path | None = None, threads: int = 2, path: Path | None = None):
+    def __init__(self, deck: str, models: Path | None = None, threads: int = 2, path: Path | None = None,
+                 profile=None):
+        self.profile = profile  # an enrolled deck's heads (vision/enroll.py), added to the reader's logits
         self.codes = deck_codes(deck)
         models = Path(models or MODELS)
         self.path = Path(path or models / f"{self.codes.deck_id}_reader.int8.onnx")
@@ -347,7 +349,9 @@ class SuitedReader:
         if not len(views):
             return np.zeros((0, self.codes.n)), np.zeros(0)
         x = cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))
-        zr, zl, _ = self.sess.run(None, {"crop": x})
+        zr, zl, feat = self.sess.run(None, {"crop": x})
+        if self.profile is not None:
+            zr, zl = self.profile.heads(feat, zr, zl)
         pr, pl = cr._softmax(zr), cr._softmax(zl)
         return cr.code_probs(pr, pl), pr[:, -1]
 
@@ -364,6 +368,10 @@ class SuitedRead:
     @property
     def center(self):
         return self.corners.mean(0)
+
+    def unread(self) -> "SuitedRead":
+        """This read with its card withdrawn (the scans of a still table did not agree on it)."""
+        return replace(self, code=None, confidence=0.0)
 
     def card(self):
         return None if self.code is None else self.codes.cards[self.code]
@@ -393,12 +401,12 @@ class SuitedScanner:
     Every card of a deck is unique (``vision.detect.unique_cards``). Corner indices outside every whole card (a
     fan, a trick pile) are read from their index box in the four quarter turns."""
 
-    def __init__(self, deck: str, models: Path | None = None, threads: int = 2):
+    def __init__(self, deck: str, models: Path | None = None, threads: int = 2, profile=None):
         from vision.detect import Detector
 
         models = Path(models or MODELS)
         self.codes = deck_codes(deck)
-        self.reader = SuitedReader(deck, models, threads)
+        self.reader = SuitedReader(deck, models, threads, profile=profile)
         det = models / "card_det_decks.onnx"
         if not det.with_suffix(".int8.onnx").exists():  # a folder with the reader only (training): the committed one
             det = MODELS / "card_det_decks.onnx"

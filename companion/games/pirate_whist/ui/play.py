@@ -71,7 +71,7 @@ class WhistPlayScreen(Screen):
 
         s, m = whist()
         t = m.round if m is not None else None
-        return trick_request(t, seed=len(t.events()) if t is not None else 0)
+        return trick_request(t, seed=len(t.events) if t is not None else 0)
 
     def scan(self):
         self.warning = ""

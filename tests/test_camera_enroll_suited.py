@@ -1,0 +1,109 @@
+"""Teach the camera a suited deck (issue #21): an Island Deck and a standard deck drawn in a font family of the
+held-out split with a face style of their own, photographed a suit per photo (vision.synth.rows.suit_photo),
+enrolled through the CLI, then scenes of that deck read with its profile (`scan --deck NAME`); the refusals of
+wrong photos leave nothing behind. The styles are ones whose photos the decks' detector finds whole (it finds
+every card of all the suit photos for 7 of 11 random Island styles and 4 of 11 standard ones: the detector, not
+the enrollment, is what fails on the others, and enroll then refuses the photo in one line)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _style(deck: str, seed: int):
+    from companion.decks import get_deck
+    from vision.decks.faces import faces_for
+    from vision.fonts import split_fonts
+
+    fonts = [(f, files) for f, files in split_fonts("held_out") if f in ("Go", "Karla")]
+    assert fonts, "the held-out families Go / Karla are not installed here"
+    return faces_for(get_deck(deck)).random_style(np.random.default_rng(seed), fonts)
+
+
+def _cli(args, data):
+    env = dict(os.environ, PIRATE_TABLE_DATA=str(data))
+    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def _photos(folder: Path, deck: str, style, seed=0, short: str | None = None) -> Path:
+    from vision.enroll import photo_layout
+    from vision.synth.rows import suit_photo
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, (f, cards) in enumerate(photo_layout(deck)):
+        suit = cards[0].suit
+        n = len(cards) - 1 if suit == short else None
+        cv2.imwrite(str(folder / f), suit_photo(deck, style, suit, seed + i, n=n), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return folder
+
+
+def _refused(res, place: str):
+    assert res.returncode == 2, res.stderr
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pirate-table: error: ") and place in lines[0], res.stderr
+
+
+# floors: what the committed readers clear with margin (2026-11-24: island54 taught 28/33 exact, untaught 27/33;
+# standard52 taught 3/26, untaught 2/26 -- the standard reader abstains on most cards at its 0.999 bar, and
+# teaching does not change that yet: far from the issue's target, see MODEL_CARD)
+@pytest.mark.parametrize("deck,seed,floor", [("island54", 2, 0.75), ("standard52", 8, 0.0)])
+def test_enroll_a_suited_deck_and_read_it(tmp_path, deck, seed, floor):
+    from companion.decks import get_deck
+    from vision.synth.suited import seat_scene
+    from vision.synth.surfaces import HELD_OUT_SURFACES
+
+    data = tmp_path / "data"
+    style = _style(deck, seed)
+    # a photo with a card missing: refused in one line, nothing written
+    bad = _photos(tmp_path / "bad", deck, style, short=get_deck(deck).cards[0].suit)
+    res = _cli(["deck", "enroll", "mine", "--base", deck, "--rows", str(bad)], data)
+    _refused(res, "found")
+    assert "expected" in res.stderr and not (data / "decks" / "mine").exists()
+    rows = _photos(tmp_path / "rows", deck, style)
+    res = _cli(["deck", "enroll", "mine", "--base", deck.replace("54", "").replace("52", ""), "--rows", str(rows)],
+               data)  # the alias (island, standard) is accepted
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((data / "decks" / "mine" / "deck.json").read_text())
+    assert meta["base"] == deck and meta["cards"] == len(get_deck(deck).cards) and meta["cpu_s"] <= 120, meta
+    listed = json.loads(_cli(["deck", "list", "--json"], data).stdout)
+    assert listed == [dict(listed[0], name="mine", base=deck, current=True)]
+    d = get_deck(deck)
+    rng = np.random.default_rng(seed)
+    exact = {"mine": 0, deck: 0}
+    wrong = {"mine": 0, deck: 0}
+    total = 0
+    for k in range(6):
+        n = int(rng.integers(3, 7))
+        cards = [d.notation(d.cards[i]) for i in rng.choice(len(d.cards), n, replace=False)]
+        sc = seat_scene(9_300_000 + k, deck, [[c] for c in cards], surfaces=HELD_OUT_SURFACES, style=style)
+        img = tmp_path / f"s{k}.jpg"
+        cv2.imwrite(str(img), sc.image)
+        total += len(sc.cards)
+        for name in exact:  # the taught deck, and the deck's reader untaught, on the same frames
+            res = _cli(["scan", str(img), "--deck", name, "--json"], data)
+            assert res.returncode == 0, res.stderr
+            out = json.loads(res.stdout)
+            for g in sc.cards:
+                hits = [c for c in out["cards"] if c["kind"] == "card" and
+                        cv2.pointPolygonTest(g.quad.reshape(-1, 1, 2), tuple(np.mean(c["corners"], 0)), False) >= 0]
+                if hits and hits[0]["card"] == g.card:
+                    exact[name] += 1
+                elif hits and hits[0]["card"] is not None:
+                    wrong[name] += 1
+    print(f"{deck} taught: {exact['mine']}/{total} exact, {wrong['mine']} wrong; untaught: {exact[deck]}/{total}, "
+          f"{wrong[deck]} wrong")
+    assert wrong["mine"] == 0
+    assert exact["mine"] >= exact[deck] and exact["mine"] >= floor * total, (exact, total)
+    assert _cli(["deck", "remove", "mine"], data).returncode == 0
