@@ -172,7 +172,10 @@ def run_scan(args) -> int:
     from companion.decks import get_deck
     from companion.errors import CardError
 
+    from companion.games import registry
+
     t0 = time.perf_counter()
+    registry.load_all()  # every game's deck is registered (Bluff Pirate's accessory deck comes with its game)
     profile = None
     base = args.deck
     deck = None
