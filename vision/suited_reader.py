@@ -785,7 +785,8 @@ def main(argv=None) -> int:
     else:
         rep["warm_start"] = None
     net = cr.train(cr.normalize(C), R, L, a.steps, onnx_path, batch=a.batch, lr=a.lr, threads=a.threads,
-                   net_kw=net_kw(deck), init=init, log=lambda m: print(f"{deck}: {m}", flush=True))
+                   net_kw=net_kw(deck), init=init, log=lambda m: print(f"{deck}: {m}", flush=True),
+                   checkpoint=None if a.smoke else work / f"{deck}_train.ckpt")  # a cut-off run goes on from it
     rep["train_s"] = round(time.time() - t0, 1)
     rep["s_per_step"] = round(rep["train_s"] / max(a.steps, 1), 4)
     # temperature on views of the calibration font split only
