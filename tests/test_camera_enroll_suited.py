@@ -8,16 +8,12 @@ the enrollment, is what fails on the others, and enroll then refuses the photo i
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from test_camera_enroll import _cli, _refused  # the same CLI runner and one-line refusal check
 
 
 def _style(deck: str, seed: int):
@@ -30,12 +26,6 @@ def _style(deck: str, seed: int):
     return faces_for(get_deck(deck)).random_style(np.random.default_rng(seed), fonts)
 
 
-def _cli(args, data):
-    env = dict(os.environ, PIRATE_TABLE_DATA=str(data))
-    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
-
-
 def _photos(folder: Path, deck: str, style, seed=0, short: str | None = None) -> Path:
     from vision.enroll import photo_layout
     from vision.synth.rows import suit_photo
@@ -46,13 +36,6 @@ def _photos(folder: Path, deck: str, style, seed=0, short: str | None = None) ->
         n = len(cards) - 1 if suit == short else None
         cv2.imwrite(str(folder / f), suit_photo(deck, style, suit, seed + i, n=n), [cv2.IMWRITE_JPEG_QUALITY, 92])
     return folder
-
-
-def _refused(res, place: str):
-    assert res.returncode == 2, res.stderr
-    assert res.stdout == ""
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("pirate-table: error: ") and place in lines[0], res.stderr
 
 
 # floors: what the committed readers clear with margin (2026-11-24: island54 taught 28/33 exact, untaught 27/33;

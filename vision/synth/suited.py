@@ -218,7 +218,7 @@ def seat_scene(seed: int, deck: str, seats, middle=(), fonts=None, surfaces=TRAI
     rng = np.random.default_rng(seed)
     surface = surfaces[rng.integers(len(surfaces))]
     img = make_surface(surface, rng, width, height).astype(np.float32)
-    drawn_style = faces.random_style(rng, fonts)
+    drawn_style = faces.random_style(rng, fonts)  # drawn either way: a given style leaves the rest of the scene as is
     style = drawn_style if style is None else style
     wmm, hmm = style.size_mm
     keys = [[d.cards.index(d.parse(c)) for c in cs] for cs in list(seats) + [list(middle)]]
