@@ -17,7 +17,10 @@ Seats: the tablet stands at the table's edge by seat 1 with the camera looking o
   frame's centre otherwise). A reading with a card per seat but two cards nearer one seat than any other still
   gets one card per seat; a reading with more cards than seats is refused.
 - ``layout="new"``: the cards on the table the game has not recorded yet (``known``), left to right (a
-  Powderkeg card turned up).
+  Powderkeg card turned up). With ``row`` (cards already recorded that lie in one row, in order: the Powderkeg
+  hand turned up so far), the new cards are the row's next cards: ordered along the row, going on away from the
+  recorded ones (the row may lie in any direction in the frame). Several new cards with no recorded card of the
+  row in view have no order to read, and are refused (never guessed).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ class ScanRequest:
     demo: tuple[tuple[str, ...], ...] = ()
     demo_middle: tuple[str, ...] = ()
     one_deck: bool = True  # False: two decks at the table (the same card twice is no misread)
+    row: tuple[str, ...] = ()  # ``new``: recorded cards lying in a row, in order; the new cards go on from them
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -131,6 +135,38 @@ def nearest_seats(centers: Sequence[Sequence[float]], n_seats: int,
     return list(best)
 
 
+def row_order(row_centres: Sequence[Sequence[float]], new: list, new_centres: Sequence[Sequence[float]]
+              ) -> tuple[list, str]:
+    """The new cards in the order they go on the row (``row_centres``: the recorded cards of the row in view, in
+    their order), or ([], why) when that order cannot be told: no recorded card of the row in view, the cards not
+    in one row, or the recorded cards not lying in their order along it."""
+    if not row_centres:
+        return [], (f"{len(new)} new cards and none of the cards turned up before in view: leave the turned-up "
+                    "cards in their row beside them and read again, or tap the cards in order.")
+    pts = [(float(x), float(y)) for x, y in list(row_centres) + list(new_centres)]
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    syy = sum((y - my) ** 2 for _, y in pts)
+    sxy = sum((x - mx) * (y - my) for x, y in pts)
+    a = 0.5 * math.atan2(2 * sxy, sxx - syy)  # the row's axis: the principal direction of the centres
+    ux, uy = math.cos(a), math.sin(a)
+    along = [(x - mx) * ux + (y - my) * uy for x, y in pts]
+    across = [abs(-(x - mx) * uy + (y - my) * ux) for x, y in pts]
+    ts = sorted(along)
+    step = min(b - a_ for a_, b in zip(ts, ts[1:]))  # the closest two cards along the row
+    if step <= 0 or max(across) > 0.35 * step:  # a card off the line (a hand laid out by hand stays well within)
+        return [], "The cards do not lie in one row: lay the hand out in a row and read again, or tap the cards."
+    k = len(row_centres)
+    t_row, t_new = along[:k], along[k:]
+    sign = 1.0 if sum(t_new) / len(t_new) >= sum(t_row) / k else -1.0  # the new cards go on away from the row
+    t_row, t_new = [sign * t for t in t_row], [sign * t for t in t_new]
+    if any(b <= a_ for a_, b in zip(t_row, t_row[1:])) or (t_row and min(t_new) <= max(t_row)):
+        return [], ("The turned-up cards and the new ones are not in the hand's order along the row: read again, "
+                    "or tap the cards in order.")
+    return [c for _, c in sorted(zip(t_new, new), key=lambda z: z[0])], ""
+
+
 def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None = None
                 ) -> SeatReading:
     """The camera's agreed reads (whole cards, ``kind == "card"``; lone corner indices are not placed) mapped
@@ -142,7 +178,7 @@ def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[fl
         texts = [t if t is None or texts.count(t) == 1 else None for t in texts]
     players = list(request.seats)
     if request.layout == "new":
-        known = set(request.known)
+        known = set(request.known) | set(request.row)
         order = sorted(range(len(cards)), key=lambda i: float(cards[i].center[0]))
         fresh = [i for i in order if texts[i] not in known]
         unread = [i for i in fresh if texts[i] is None]
@@ -153,6 +189,12 @@ def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[fl
         if request.count is not None and len(new) != request.count:
             return SeatReading({}, len(cards), [], f"Found {len(new)} new card{'s' if len(new) != 1 else ''}, "
                                f"expected {request.count}: read again, or tap the card.")
+        if request.row and len(new) > 1:
+            ranked = [(texts[i], request.row.index(texts[i])) for i in range(len(cards)) if texts[i] in request.row]
+            at = {t: cards[i].center for i, t in enumerate(texts) if t is not None}
+            new, why = row_order([at[t] for t, _ in sorted(ranked, key=lambda r: r[1])], new, [at[t] for t in new])
+            if why:
+                return SeatReading({}, len(cards), [], why)
         return SeatReading({}, len(cards), [], f"Read {', '.join(new) if new else 'no new card'}.", new=new)
     want = request.wanted
     if len(cards) != want:

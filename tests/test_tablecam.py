@@ -71,6 +71,40 @@ def test_map_reading_new_cards_left_to_right_and_the_starting_cards_apart():
     assert start.cards == {"A": "3A", "B": "0H"} and start.note == "Read 2 of 2 starting cards."
 
 
+@settings(max_examples=200, deadline=None)
+@given(k=st.integers(1, 4), m=st.integers(2, 4), angle=st.floats(-math.pi, math.pi), gap=st.floats(70, 110),
+       shown=st.data())
+def test_new_cards_go_on_the_row_of_the_recorded_ones_whatever_way_it_lies(k, m, angle, gap, shown):
+    """A row of k recorded cards then m new ones, lying in any direction in the frame and read in any order: the
+    new cards come out in the row's order, going on from the recorded ones; some recorded cards may be out of view
+    as long as one is in it. With none in view, or the row's recorded cards out of order, nothing is guessed."""
+    ranks = list(range(1, 9))
+    row = [f"{r}{'ABCDEFGH'[i]}" for i, r in enumerate(ranks[: k + m])]
+    ux, uy = math.cos(angle), math.sin(angle)
+    x0, y0 = 640 - ux * gap * (k + m - 1) / 2, 360 - uy * gap * (k + m - 1) / 2
+    reads = [_card_at(x0 + ux * gap * i, y0 + uy * gap * i, int(t[0]), t[1]) for i, t in enumerate(row)]
+    visible = shown.draw(st.lists(st.booleans(), min_size=k, max_size=k).filter(any))
+    keep = [r for i, r in enumerate(reads) if i >= k or visible[i]]
+    keep = shown.draw(st.permutations(keep))
+    req = ScanRequest("pirates72", ("Ann", "Ben"), layout="new", count=m, row=tuple(row[:k]))
+    assert map_reading(keep, req).new == row[k:]
+    unseen = [r for i, r in enumerate(reads) if i >= k]
+    res = map_reading(unseen, req)
+    assert res.new == [] and "none of the cards turned up before in view" in res.note
+    if k >= 2:  # the recorded cards swapped in the row: the order along it is not the hand's
+        swapped = ScanRequest("pirates72", ("Ann", "Ben"), layout="new", count=m, row=(row[1], row[0]) + tuple(row[2:k]))
+        res = map_reading(reads, swapped)
+        assert res.new == [] and "not in the hand's order" in res.note
+
+
+def test_new_cards_out_of_the_row_are_refused():
+    req = ScanRequest("pirates72", ("Ann", "Ben"), layout="new", count=2, row=("1A", "2B"))
+    reads = [_card_at(100, 300, 1, "A"), _card_at(200, 300, 2, "B"), _card_at(300, 300, 3, "C"),
+             _card_at(400, 650, 4, "D")]
+    res = map_reading(reads, req)
+    assert res.new == [] and "do not lie in one row" in res.note
+
+
 def test_seat_scenes_lay_each_card_in_front_of_its_seat():
     """The simulated table lays the cards where nearest_seats finds them, through the camera's perspective."""
     from vision.synth.suited import seat_scene
@@ -159,16 +193,46 @@ def test_battles_fight_read_reveals_through_the_same_door_as_a_tap():
 
 
 def test_powderkeg_reads_the_one_new_card_as_the_next_move():
-    from companion.games.powderkeg.camera import move_from_reading, turn_request
+    from companion.games.powderkeg.camera import moves_from_reading, turn_request
     from companion.games.powderkeg.rules import Dock, PowderkegRound, Reveal
     from companion.decks.island54 import IslandCard
 
     r = PowderkegRound(["Ann", "Ben", "Cy"], "Ann", {"Ann": 20, "Ben": 20, "Cy": 20})
     req = turn_request(r, seed=2)
     assert req.layout == "new" and req.count == 1 and req.known == () and req.title == "the dock card"
-    assert move_from_reading(r, ["K:anchors"]) == Dock(IslandCard.parse("K:anchors"))
-    assert move_from_reading(r, ["K:anchors", "2:boats"]) is None
+    assert moves_from_reading(r, ["K:anchors"]) == [Dock(IslandCard.parse("K:anchors"))]
+    assert moves_from_reading(r, ["K:anchors", "2:boats"]) == []
     r.apply(Dock(IslandCard.parse("K:anchors")))
     req = turn_request(r, seed=2)
     assert req.known == ("K:anchors",) and req.demo_middle[0] == "K:anchors" and req.title == "card 1 turned up"
-    assert move_from_reading(r, ["2:boats"]) == Reveal(IslandCard.parse("2:boats"))
+    assert moves_from_reading(r, ["2:boats"]) == [Reveal(IslandCard.parse("2:boats"))]
+
+
+def test_powderkeg_showdown_reads_the_rest_of_the_hand_in_its_row():
+    """The hand dies on card 3: the rest (4 cards) is asked for at once, in the row after the turned-up cards;
+    the reading's cards become the round's reveals in the row's order, and the round settles."""
+    from companion.decks.island54 import IslandCard
+    from companion.games.powderkeg.camera import moves_from_reading, turn_request
+    from companion.games.powderkeg.rules import Call, Dock, PowderkegRound, Reveal
+
+    P = IslandCard.parse
+    r = PowderkegRound(["Ann", "Ben", "Cy"], "Ann", {"Ann": 20, "Ben": 20, "Cy": 20})
+    r.apply(Dock(P("K:skulls")))
+    for c in ("A:anchors", "2:boats"):
+        r.apply(Reveal(P(c)))
+    for p in r.call_order:
+        r.apply(Call(p, "die"))
+    r.apply(Reveal(P("Q:anchors")))  # anchors A and Q: the hand dies
+    assert r.phase == "showing"
+    req = turn_request(r, seed=5)
+    assert req.count == 4 and req.row == ("A:anchors", "2:boats", "Q:anchors") and req.known == ("K:skulls",)
+    assert req.title == "the rest of the hand (4 cards)"
+    demo = [P(c) for c in req.demo_middle]
+    assert demo[:3] == list(r.revealed) and [c.order for c in demo] == sorted(c.order for c in demo)
+    assert len(set(req.demo_middle) | {"K:skulls"}) == 8
+    assert moves_from_reading(r, list(req.demo_middle[3:5])) == []  # 2 of the 4: not the rest of the hand
+    moves = moves_from_reading(r, list(req.demo_middle[3:]))
+    assert moves == [Reveal(c) for c in demo[3:]]
+    for m in moves:
+        r.apply(m)
+    assert r.phase == "over" and r.outcome is not None

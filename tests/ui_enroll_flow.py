@@ -61,6 +61,12 @@ def open_enroll(app):
     return screen(app)
 
 
+def has_button(root, tag):
+    from kivy.uix.button import Button
+
+    return any(isinstance(w, Button) and getattr(w, "tag", None) == tag for w in root.walk(restrict=True))
+
+
 def fresh_frames(cs, n=2, timeout=10):
     """Wait until the camera has read n frames after now (the row laid out is in the photo)."""
     start = cs.frames
@@ -207,3 +213,83 @@ def test_failed_enroll_says_its_line_and_leaves_nothing(app):
     tap(find(es, tag="remove:racing"))
     tap(find(es, tag="confirm:racing"))
     assert not other.exists()
+
+
+def test_island_deck_six_suit_photos_enroll_use_in_play_remove(app):
+    """The Island Deck taught from six photos, one per suit (vision.enroll.photo_layout): one photo first laid out
+    a card short and retaken; the taught deck is chosen for the Island Deck only (Pirate's Bluff keeps its own
+    choice), the game's camera reads with its profile, and removing it puts the Island Deck back on the untaught
+    reader."""
+    from companion.decks import get_deck
+    from companion.tablecam import ScanRequest
+    from companion.ui.camservice import demo_deck_style, scanner_for_request
+    from vision.enroll import photo_layout
+
+    es = open_enroll(app)
+    es.ids.base.text = "Island Deck (Powderkeg, 54)"
+    assert es.ids.intro.text.startswith("Six photos, one per suit: the nine cards of that suit, A 2 3 4 5 6 7 Q K")
+    assert es.ids.start.text == "Start: take the six photos"
+    assert es.ids.reads_title.text == "The camera reads (Island Deck)"
+    assert find(es, tag="use:*any").text == "In use" and not has_button(es, "use:*printed")
+    es.ids.deck_name.text = "harbour"
+    shot(app, "enroll-island-setup.png")
+    tap(es.ids.start)
+    assert es.ids.steps.current == "photos"
+    cs, folder = es.cam, es.folder
+    assert cs.base == "island54" and cs.simulated.base_deck == "island54"
+    layout = photo_layout("island54")
+    for i, (f, cards) in enumerate(layout):
+        suit = cards[0].suit
+        assert es.ids.step_title.text == f"Photo {i + 1} of 6: the {suit}"
+        assert es.ids.instruction.text.startswith(f"Lay out the nine {suit}, A 2 3 4 5 6 7 Q K from left to right")
+        if i == 2:  # a card short: the check says so, retake
+            cs.simulated.lay_out(2, n=8)
+            fresh_frames(cs)
+            assert take(app, es) == "Found 8 cards: lay out all nine, a little apart, and retake."
+            assert es.ids.use.disabled
+            tap(es.ids.retake)
+            cs.simulated.lay_out(2)
+        fresh_frames(cs)
+        note = take(app, es)
+        assert note.startswith("Found 9 cards, each marked"), (i, note)
+        if i == 0:
+            shot(app, "enroll-island-photo.png")
+        tap(es.ids.use)
+    assert es.busy
+    assert wait_until(lambda: not es.busy, 500), "enroll did not finish"
+    assert es.ids.done_title.text == "Deck harbour enrolled", es.ids.done_text.text
+    meta = es.result
+    assert meta["base"] == "island54" and meta["cards"] == 54
+    assert meta["check_rank_accuracy"] >= 0.95 and meta["check_letter_accuracy"] >= 0.95, meta
+    assert "suit" in es.ids.done_text.text and not folder.exists()
+    assert deck_list(app).startswith("harbour\tisland54"), deck_list(app)
+    tap(es.ids.done)
+    tap(find(es, tag="use:harbour"))
+    assert app.camera_deck("island54") == "harbour" and app.camera_deck() == "*printed"
+    assert find(es, tag="use:harbour").text == "In use"
+    shot(app, "enroll-island-use.png")
+    # the Pirate's Bluff page does not list it, and says there is one more
+    es.ids.base.text = "Pirate's Bluff deck (72)"
+    assert not has_button(es, "use:harbour") and any("1 more taught (Island Deck)" in t for t in labels(es))
+    es.ids.base.text = "Island Deck (Powderkeg, 54)"
+    # the game's camera reads the Island Deck with the taught profile; nothing it reads is wrong
+    req = ScanRequest("island54", ("Ann", "Ben", "Cy"), demo=(("A:anchors",), ("Q:boats",), ("5:crabs",)))
+    sc = scanner_for_request(req, app.camera_deck("island54"))
+    assert sc.profile is not None and sc.profile.name == "harbour"
+    from vision.synth.suited import seat_scene
+    from vision.synth.surfaces import HELD_OUT_SURFACES
+
+    d = get_deck("island54")
+    scene = seat_scene(4242, "island54", [list(c) for c in req.demo], surfaces=HELD_OUT_SURFACES,
+                       style=demo_deck_style("island54"))
+    reads, _ = sc.scan(scene.image)
+    truth = {c.card for c in scene.cards}
+    got = [d.notation(r.card()) for r in reads if r.code is not None]
+    assert got and set(got) <= truth, (got, truth)
+    with pytest.raises(RuntimeError, match="taught on the Island Deck, not the Standard 52-card deck"):
+        scanner_for_request(ScanRequest("standard52", ("Ann", "Ben")), "harbour")
+    tap(find(es, tag="remove:harbour"))
+    tap(find(es, tag="confirm:harbour"))
+    assert "Deck harbour removed. The camera reads: any Island Deck, untaught" in es.ids.setup_note.text
+    assert app.camera_deck("island54") == "*any"
+    assert "harbour" not in deck_list(app)

@@ -120,7 +120,8 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
 
     def build_config(self, config):
         config.setdefaults("table", {"camera": "auto", "serial": "auto", "serial_port": "", "window_ms": "10", "pace_ms": "800",
-                                     "sounds": "1", "coach_live": "0", "camera_deck": "*printed"})
+                                     "sounds": "1", "coach_live": "0", "camera_deck": "*printed",
+                                     "camera_deck_island54": "*any", "camera_deck_standard52": "*any"})
 
     def build_settings(self, settings):
         settings.add_json_panel("Pirate Table", self.config, data=json.dumps(SETTINGS))

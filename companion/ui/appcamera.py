@@ -15,14 +15,21 @@ class CameraMixin:
         src = self.config.get("table", "camera")
         return "simulated" if src == "auto" and self.demo else src
 
-    def camera_deck(self) -> str:
-        """The deck the camera reads (chosen on the Enroll screen): ``*printed`` (the project's printed Pirate's
-        Bluff faces: the fixed index reader), ``*any`` (the open-world corner reader) or an enrolled deck's name."""
-        return self.config.get("table", "camera_deck") or "*printed"
+    def camera_deck(self, base: str = "pirates-bluff") -> str:
+        """The deck the camera reads for the base deck ``base`` (vision.enroll.BASES), chosen on the Enroll
+        screen: ``*printed`` (Pirate's Bluff only: the project's printed faces, the fixed index reader), ``*any``
+        (the open-world reader of that deck, untaught) or the name of a deck taught on that base."""
+        from companion.ui.camservice import DEFAULT_CHOICE
 
-    def set_camera_deck(self, deck: str):
-        self.config.set("table", "camera_deck", deck)
+        return self.config.get("table", self._camera_deck_key(base)) or DEFAULT_CHOICE[base]
+
+    def set_camera_deck(self, deck: str, base: str = "pirates-bluff"):
+        self.config.set("table", self._camera_deck_key(base), deck)
         self.config.write()
+
+    @staticmethod
+    def _camera_deck_key(base: str) -> str:
+        return "camera_deck" if base == "pirates-bluff" else f"camera_deck_{base}"
 
     def scan_request(self):
         """What the game's screen for this moment wants read (its ``scan_request()``; a screen with only
@@ -41,13 +48,14 @@ class CameraMixin:
     def start_scan(self):
         """Read the table for the game's screen: the camera service on its worker thread, the preview on the
         Scan screen; the reading goes to the screen's ``apply_scan``."""
-        from companion.ui.camservice import CameraService
+        from companion.ui.camservice import CameraService, camera_base
 
         req = self.scan_request()
         if req is None:
             return
         self.stop_scan()
         src = self.camera_source()
+        base = camera_base(req.deck)  # None: a deck with no camera model (the service says so)
         seed = self.scan_seed if self.scan_seed is not None else 200 + 1000 * len(self.session.history)
         scr = self.screens["scan"]
         scr.begin(src, req)
@@ -58,7 +66,7 @@ class CameraMixin:
 
         cs = CameraService(src, req, self._post, on_frame=mine(scr.show_frame),
                            on_reading=mine(self.on_scan_reading), on_error=mine(self.on_scan_error), seed=seed,
-                           deck=self.camera_deck())
+                           deck=self.camera_deck(base) if base else None)
         self.camera = self.last_scan = cs
         cs.start()
         self.go("scan")

@@ -176,6 +176,20 @@ class _CameraThread:
 # the camera's own choices; the other values are enrolled decks' names ("*" is never in a deck name)
 CAMERA_DECKS = {"*printed": "Our printed deck (print-deck)",
                 "*any": "Any other deck, untaught (asks by touch when unsure)"}
+# the built-in choices of each base deck (vision.enroll.BASES) on the Enroll screen; the rest are taught decks
+BUILT_IN = {"pirates-bluff": CAMERA_DECKS,
+            "island54": {"*any": "Any Island Deck, untaught (asks by touch when unsure)"},
+            "standard52": {"*any": "Any standard deck, untaught (asks by touch when unsure)"}}
+DEFAULT_CHOICE = {"pirates-bluff": "*printed", "island54": "*any", "standard52": "*any"}
+
+
+def camera_base(deck_id: str) -> str | None:
+    """The enrollment base (vision.enroll.BASES) whose camera choice reads the deck ``deck_id``; None for a deck
+    the camera cannot read."""
+    from companion.decks import get_deck
+
+    model = get_deck(deck_id).camera_model
+    return "pirates-bluff" if model == "pirates72" else model
 
 
 def scanner_for(deck: str, threads: int = 1):
@@ -199,34 +213,53 @@ def scanner_for(deck: str, threads: int = 1):
 
 
 class _SuitedScanner:
-    """A suited deck's scanner (vision/suited_reader.py) with the ``scan(bgr) -> (cards, reads)`` of the others."""
+    """A suited deck's scanner (vision/suited_reader.py) with the ``scan(bgr) -> (cards, reads)`` of the others;
+    ``profile``: a taught deck of that base (vision.enroll.load)."""
 
-    def __init__(self, model: str, threads: int):
+    def __init__(self, model: str, threads: int, profile=None):
         from vision.suited_reader import SuitedScanner
 
-        self.scanner = SuitedScanner(model, threads=threads)
+        self.profile = profile
+        self.scanner = SuitedScanner(model, threads=threads, profile=profile)
 
     def scan(self, bgr):
         reads = self.scanner.scan(bgr)
         return reads, reads
 
 
-def scanner_for_request(request: ScanRequest, camera_deck: str = "*printed", threads: int = 1):
-    """The scanner for what the game asks read: Pirate's Bluff cards by the deck chosen on the Enroll screen
-    (``scanner_for``), another deck by its own camera model; RuntimeError when the deck has none."""
+def scanner_for_request(request: ScanRequest, camera_deck: str | None = None, threads: int = 1):
+    """The scanner for what the game asks read, by the choice made on the Enroll screen for its base deck
+    (``camera_deck``; None: the base's default): Pirate's Bluff cards by ``scanner_for``, another deck by its own
+    camera model, with a taught deck's profile when one is chosen. RuntimeError (what to do) when the deck has no
+    camera model, its model is missing, or the chosen taught deck cannot be used."""
     from companion.decks import get_deck
 
     deck = get_deck(request.deck)
     if deck.camera_model is None:
         raise RuntimeError(f"The camera cannot read the {deck.title} yet: enter the cards by touch.")
-    if deck.camera_model == "pirates72":
-        return scanner_for(camera_deck, threads)
+    base = camera_base(deck.id)
+    choice = camera_deck or DEFAULT_CHOICE[base]
+    if base == "pirates-bluff":
+        return scanner_for(choice, threads)
     from vision.detect import MODELS
 
     if not (MODELS / f"{deck.camera_model}_reader.int8.onnx").exists():
         raise RuntimeError(f"The camera's model for the {deck.title} is missing ({deck.camera_model}_reader."
                            "int8.onnx): enter the cards by touch.")
-    return _SuitedScanner(deck.camera_model, threads)
+    profile = None
+    if choice not in BUILT_IN[base]:
+        from companion.errors import PirateTableError
+        from vision.enroll import load
+
+        try:
+            profile = load(choice)
+        except PirateTableError as exc:
+            raise RuntimeError(f"{exc} (Settings > Teach the camera your deck).") from None
+        if profile.base != base:
+            taught = get_deck(profile.base).title.split(" (")[0]
+            raise RuntimeError(f"Deck {choice} was taught on the {taught}, not the {deck.title.split(' (')[0]} "
+                               "(Settings > Teach the camera your deck).")
+    return _SuitedScanner(deck.camera_model, threads, profile)
 
 
 class CameraService(_CameraThread):
@@ -237,9 +270,11 @@ class CameraService(_CameraThread):
     reading mapped for the request; ``on_error(text)``. All three are called through ``post``."""
 
     def __init__(self, source: str, request, post, on_frame, on_reading, on_error, *, seed: int = 0,
-                 preview_every: int = 1, deck: str = "*printed"):
+                 preview_every: int = 1, deck: str | None = None):
         self.source = source
-        self.deck = deck  # Pirate's Bluff: "*printed", "*any" or an enrolled deck's name (see scanner_for)
+        # the choice for the request's base deck: "*printed" (Pirate's Bluff), "*any" or a taught deck's name;
+        # None: the base's default (see scanner_for_request)
+        self.deck = deck
         if not isinstance(request, ScanRequest):
             request = ScanRequest("pirates72", tuple(request))
         self.request = request
@@ -317,18 +352,30 @@ class CameraService(_CameraThread):
 
 # ------------------------------------------------------------------ deck enrollment (the Enroll screen)
 
-def demo_deck_style():
-    """The simulated player's own deck: faces in a font family no model was trained on (the held-out split),
-    an index layout of its own (beside, bigger, further in); the Hershey print style when no such font is
-    installed. The Enroll screen's simulated camera lays out rows of this deck."""
-    from vision.decks.render import PRINT_STYLE, FaceStyle
-
+def demo_deck_style(base: str = "pirates-bluff"):
+    """The simulated player's own deck of ``base`` (vision.enroll.BASES): faces in a font family no model was
+    trained on (the held-out split). Pirate's Bluff: an index layout of its own (beside, bigger, further in), the
+    Hershey print style when no such font is installed. A suited deck: a face style drawn in the held-out family Go
+    or Karla (one whose suit photos the decks' detector finds whole, as in tests/test_camera_enroll_suited.py), the
+    deck's print style when neither is installed. The Enroll screen's simulated camera lays out this deck."""
     try:
         from vision.fonts import split_fonts
 
         fonts = dict(split_fonts("held_out"))
-    except Exception:  # no font list here: the print style still makes a whole row
+    except Exception:  # no font list here: the print style still makes whole photos
         fonts = {}
+    if base != "pirates-bluff":
+        import numpy as np
+
+        from vision.decks.faces import faces_for
+
+        faces = faces_for(base)
+        pick = [(f, fonts[f]) for f in ("Go", "Karla") if f in fonts]
+        if not pick:
+            return faces.print_style()
+        return faces.random_style(np.random.default_rng(DEMO_SUITED_SEED[base]), pick)
+    from vision.decks.render import PRINT_STYLE, FaceStyle
+
     if not fonts:
         return PRINT_STYLE
     fam = "DejaVu Sans" if "DejaVu Sans" in fonts else sorted(fonts)[0]
@@ -337,30 +384,43 @@ def demo_deck_style():
                      letter_ink=(40, 30, 120), paper=(236, 244, 250), border=True, art=1, seed=77)
 
 
-class SimulatedRowCamera:
-    """A camera above a row of cards the simulated player has laid out (vision/synth/rows.py): ``lay_out(rank,
-    n)`` puts down the n cards of ``rank`` lettered A... (n != 8: the wrong rows a player may lay out). Each
-    frame is the row's photo with a little sensor noise."""
+DEMO_SUITED_SEED = {"island54": 2, "standard52": 8}  # the styles tests/test_camera_enroll_suited.py enrolls
 
-    def __init__(self, seed: int = 0, fps: float = 10.0, style=None):
+
+class SimulatedRowCamera:
+    """A camera above the cards the simulated player has laid out for one enrollment photo (vision/synth/rows.py):
+    ``lay_out(step, n)`` puts down the cards of photo ``step`` of ``base``'s layout (vision.enroll.photo_layout:
+    Pirate's Bluff, the eight cards of rank ``step`` lettered A...; a suited deck, the cards of its step-th suit),
+    only the first n (n short: the wrong photos a player may lay out; None: all). Each frame is the photo with a
+    little sensor noise."""
+
+    def __init__(self, seed: int = 0, fps: float = 10.0, style=None, base: str = "pirates-bluff"):
         import numpy as np
 
         self._np = np
         self.seed = seed
-        self.style = style if style is not None else demo_deck_style()
+        self.base_deck = base
+        self.style = style if style is not None else demo_deck_style(base)
         self.period = 1.0 / fps
         self.rng = np.random.default_rng(seed)
         self._lock = threading.Lock()
-        self.layout = None  # (rank, n) on the table now
+        self.layout = None  # (step, n) on the table now
         self.base = None
 
-    def lay_out(self, rank: int, n: int = 8):
-        from vision.synth.rows import row_photo
+    def lay_out(self, step: int, n: int | None = None):
+        from vision.synth.rows import row_photo, suit_photo
 
-        seed = self.seed + rank if n == 8 else self.seed + 1000 + rank  # as the enroll tests' rows
-        img = row_photo(self.style, rank, seed, n=n, width=SIM_W, height=SIM_H)
+        if self.base_deck == "pirates-bluff":
+            n = 8 if n is None else n
+            seed = self.seed + step if n == 8 else self.seed + 1000 + step  # as the enroll tests' rows
+            img = row_photo(self.style, step, seed, n=n, width=SIM_W, height=SIM_H)
+        else:
+            from vision.enroll import photo_layout
+
+            suit = photo_layout(self.base_deck)[step][1][0].suit
+            img = suit_photo(self.base_deck, self.style, suit, self.seed + step, n=n, width=SIM_W, height=SIM_H)
         with self._lock:
-            self.layout = (rank, n)
+            self.layout = (step, n)
             self.base = img.astype(self._np.int16)
 
     def read(self):
@@ -383,8 +443,9 @@ class RowCameraService(_CameraThread):
     photo as ``deck enroll`` does (vision.enroll.find_row) on its own thread and posts ``on_result(count, quads)``.
     ``simulated``: the SimulatedRowCamera (``self.cam``) when the source is ``simulated``."""
 
-    def __init__(self, source: str, post, on_frame, on_error, *, seed: int = 0):
+    def __init__(self, source: str, post, on_frame, on_error, *, seed: int = 0, base: str = "pirates-bluff"):
         self.source, self.post = source, post
+        self.base = base  # the base deck being taught (vision.enroll.BASES): its detector counts the cards
         self.on_frame, self.on_error = on_frame, on_error
         self.seed = seed
         self.kind = None
@@ -400,7 +461,7 @@ class RowCameraService(_CameraThread):
 
     def start(self):
         if self.source == "simulated":  # made here so the screen can lay out the first row at once
-            self.simulated = SimulatedRowCamera(self.seed)
+            self.simulated = SimulatedRowCamera(self.seed, base=self.base)
         return self._start_thread("enroll-camera")
 
     def photo(self):
@@ -445,10 +506,15 @@ class RowCameraService(_CameraThread):
         def work():
             try:
                 with self._scan_lock:
-                    if self._scanner is None:
-                        from vision.detect import MODELS, Scanner
+                    if self._scanner is None:  # the detector deck enroll uses for this base
+                        if self.base == "pirates-bluff":
+                            from vision.detect import MODELS, Scanner
 
-                        self._scanner = Scanner("ort", MODELS, reader="corner", threads=1)
+                            self._scanner = Scanner("ort", MODELS, reader="corner", threads=1)
+                        else:
+                            from vision.suited_reader import SuitedScanner
+
+                            self._scanner = SuitedScanner(self.base, threads=1)
                     from vision.enroll import find_row
 
                     quads = find_row(self._scanner, bgr)

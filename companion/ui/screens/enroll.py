@@ -1,6 +1,8 @@
-"""Teach the camera your deck: the guided enrollment of ``pirate-table deck enroll`` (vision/enroll.py) with the
-live preview (companion/ui/camservice.py RowCameraService; the simulated row camera in demo mode), one photo per
-rank, each checked at once; the enrolled decks with remove. Layout in enroll.kv beside this module.
+"""Teach the camera your deck: the guided enrollment of ``pirate-table deck enroll`` (vision/enroll.py) for every
+base deck (Pirate's Bluff: nine photos, one per rank; the Island Deck and the standard deck: one photo per suit,
+vision.enroll.photo_layout) with the live preview (companion/ui/camservice.py RowCameraService; the simulated row
+camera in demo mode), each photo checked at once; per base deck, the deck the camera reads and the taught decks
+with remove. Layout in enroll.kv beside this module.
 
 The photos go to a temporary folder outside the decks folder and are deleted at the end, on cancel and on error;
 enroll itself writes the profile atomically, so nothing is ever half-written. Checking a photo and enrolling run
@@ -24,39 +26,98 @@ from companion.ui.widgets import FlatButton
 
 LETTERS = "ABCDEFGH"
 GOOD, BAD, INFO = (0.45, 0.85, 0.45, 1), (1.0, 0.45, 0.40, 1), (0.98, 0.78, 0.25, 1)
+# the base decks (vision.enroll.BASES) as the spinner shows them
+BASE_TITLES = {"pirates-bluff": "Pirate's Bluff deck (72)", "island54": "Island Deck (Powderkeg, 54)",
+               "standard52": "Standard deck (Whist, Battles, 52)"}
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+NUMBER_WORDS = {4: "four", 6: "six", 7: "seven", 8: "eight", 9: "nine", 13: "thirteen"}
 
 
 def _app():
     return App.get_running_app()
 
 
+def base_of_title(title: str) -> str | None:
+    return next((k for k, t in BASE_TITLES.items() if t == title), None)
+
+
 def rank_words(r: int) -> str:
     return "the wilds (rank 0)" if r == 0 else f"rank {r}"
 
 
-def instruction(r: int) -> str:
-    what = "the eight wilds (rank 0)" if r == 0 else f"the eight cards of rank {r}"
-    return (f"Lay out {what}, letters A to H from left to right, face up and upright, a little apart, "
-            "and take the photo.")
+def rank_names(base: str, cards) -> list[str]:
+    """The ranks of a suit's cards as the cards show them (A, 2 ... 10, J, Q, K)."""
+    from companion.decks import get_deck
+
+    d = get_deck(base)
+    out = []
+    for c in cards:
+        n = d.notation(c)
+        out.append(n.split(":")[0] if ":" in n else n[: -len(c.suit)])
+    return out
 
 
-def count_note(n: int) -> str:
+def photo_words(base: str, cards) -> str:
+    """What photo shows: ``rank 3`` / ``the wilds (rank 0)``; a suit: ``the anchors`` / ``the spades``."""
+    if base == "pirates-bluff":
+        return rank_words(cards[0].rank)
+    return f"the {SUIT_WORDS.get(cards[0].suit, cards[0].suit)}"
+
+
+def order_words(base: str, cards) -> str:
+    """How the cards of a photo lie (vision.enroll.reading_order: rows of at most nine; thirteen: 7 above, 6 below)."""
+    if base == "pirates-bluff":
+        return "letters A to H from left to right"
+    names = rank_names(base, cards)
+    if len(cards) <= 9:
+        return f"{' '.join(names)} from left to right"
+    return f"{names[0]} to {names[6]} in a row above, {names[7]} to {names[-1]} in a row below, each left to right"
+
+
+def instruction(base: str, cards) -> str:
+    n = NUMBER_WORDS.get(len(cards), str(len(cards)))
+    if base == "pirates-bluff":
+        r = cards[0].rank
+        what = "the eight wilds (rank 0)" if r == 0 else f"the eight cards of rank {r}"
+    else:
+        what = f"the {n} {photo_words(base, cards)[4:]}"
+    return f"Lay out {what}, {order_words(base, cards)}, face up and upright, a little apart, and take the photo."
+
+
+def intro(base: str) -> str:
+    """The setup page's line on the photos of ``base``."""
+    from vision.enroll import photo_layout
+
+    layout = photo_layout(base)
+    k = NUMBER_WORDS.get(len(layout), str(len(layout))).capitalize()
+    cards = layout[0][1]
+    if base == "pirates-bluff":
+        return (f"{k} photos, one per rank: the eight cards of that rank in a row, A to H from left to right. "
+                "About two minutes.")
+    n = NUMBER_WORDS.get(len(cards), str(len(cards)))
+    return (f"{k} photos, one per suit: the {n} cards of that suit, {order_words(base, cards)}. "
+            "About two minutes.")
+
+
+def count_note(n: int, want: int = 8, order: str = "A to H from left to right") -> str:
     """What the check saw, and what to do about it."""
-    if n == 8:
-        return "Found 8 cards, A to H from left to right: use this photo, or retake it."
-    if n < 8:
-        return f"Found {n} card{'' if n == 1 else 's'}: lay out all eight, a little apart, and retake."
-    return f"Found {n} cards: only the eight cards of this rank, a little apart, then retake."
+    words = NUMBER_WORDS.get(want, str(want))
+    if n == want:
+        return f"Found {n} cards, {order}: use this photo, or retake it."
+    if n < want:
+        return f"Found {n} card{'' if n == 1 else 's'}: lay out all {words}, a little apart, and retake."
+    return f"Found {n} cards: only the {words} cards of this photo, a little apart, then retake."
 
 
 class EnrollScreen(Screen):
-    """Setup (deck name, base deck, the enrolled decks) -> nine photos -> the result."""
+    """Setup (deck name, base deck, the deck the camera reads for it) -> the base's photos -> the result."""
 
     def __init__(self, **kw):
         super().__init__(**kw)
         self.cam = None          # the RowCameraService while photos are taken
         self.folder = None       # the temporary folder of the photos taken
-        self.rank = 0
+        self.layout = []         # the base's photos: (file name, its cards in reading order) (photo_layout)
+        self.step = 0            # the photo being taken: an index into layout
         self.photo = None        # the photo being checked / shown
         self.photo_ok = False
         self.deck = ""
@@ -68,6 +129,23 @@ class EnrollScreen(Screen):
 
     def on_kv_post(self, base_widget):
         self.ids.steps.transition = NoTransition()
+        self.ids.base.values = list(BASE_TITLES.values())
+        self.ids.base.text = BASE_TITLES["pirates-bluff"]
+
+    def chosen_base(self) -> str:
+        return base_of_title(self.ids.base.text) or "pirates-bluff"
+
+    def base_changed(self):
+        """Another base deck chosen: its photos and its decks."""
+        self.ids.intro.text = intro(self.chosen_base())
+        self.ids.start.text = f"Start: take the {NUMBER_WORDS.get(len(self._layout()), '')} photos"
+        self._confirm = None
+        self.fill_decks()
+
+    def _layout(self):
+        from vision.enroll import photo_layout
+
+        return photo_layout(self.chosen_base())
 
     # ------------------------------------------------------------ setup
     def refresh(self):
@@ -85,32 +163,37 @@ class EnrollScreen(Screen):
         return b
 
     def use_deck(self, key: str):
-        from companion.ui.camservice import CAMERA_DECKS
+        from companion.ui.camservice import BUILT_IN
 
-        _app().set_camera_deck(key)
-        what = CAMERA_DECKS.get(key, f"deck {key}")
+        base = self.chosen_base()
+        _app().set_camera_deck(key, base)
+        what = BUILT_IN[base].get(key, f"deck {key}")
         self.say_setup(f"The camera reads: {what}.", INFO)
         _app().set_status(f"The camera reads: {what}.")
         self.fill_decks()
 
     def fill_decks(self):
-        from companion.ui.camservice import CAMERA_DECKS
+        """The choices for the chosen base deck: its built-in readers, then the decks taught on it."""
+        from companion.ui.camservice import BUILT_IN
         from vision.enroll import list_decks
 
+        base = self.chosen_base()
+        self.ids.reads_title.text = f"The camera reads ({BASE_TITLES[base].split(' (')[0]})"
         box = self.ids.deck_list
         box.clear_widgets()
-        using = _app().camera_deck()
-        for key, title in CAMERA_DECKS.items():
+        using = _app().camera_deck(base)
+        for key, title in BUILT_IN[base].items():
             row = BoxLayout(size_hint_y=None, height=dp(72), spacing=dp(8))
             lab = Label(text=title, halign="left", valign="middle")
             lab.bind(size=lambda w, s: setattr(w, "text_size", s))
             row.add_widget(lab)
             row.add_widget(self._use_button(key, using))
             box.add_widget(row)
-        decks = list_decks()
+        every = list_decks()
+        decks = [d for d in every if d["base"] == base]
         if not decks:
-            box.add_widget(Label(text="No deck taught yet.", size_hint_y=None, height=dp(56),
-                                 color=(0.7, 0.75, 0.75, 1)))
+            box.add_widget(Label(text="No deck taught yet." if not every else "No deck of this kind taught yet.",
+                                 size_hint_y=None, height=dp(56), color=(0.7, 0.75, 0.75, 1)))
         for d in decks:
             row = BoxLayout(size_hint_y=None, height=dp(72), spacing=dp(8))
             name = d["name"]
@@ -135,6 +218,13 @@ class EnrollScreen(Screen):
                 rm.bind(on_press=lambda *_, n=name: self.ask_remove(n))
                 row.add_widget(rm)
             box.add_widget(row)
+        others = {d["base"] for d in every} - {base}
+        if others:
+            kinds = ", ".join(BASE_TITLES.get(b, str(b)).split(" (")[0] for b in sorted(others, key=str))
+            lab = Label(text=f"{len(every) - len(decks)} more taught ({kinds}): choose that base deck to see them.",
+                        size_hint_y=None, height=dp(56), color=(0.7, 0.75, 0.75, 1))
+            lab.bind(size=lambda w, s: setattr(w, "text_size", (s[0], None)))
+            box.add_widget(lab)
 
     def ask_remove(self, name):
         self._confirm = name
@@ -150,9 +240,14 @@ class EnrollScreen(Screen):
             self.say_setup(str(exc), BAD)
         else:
             note = f"Deck {name} removed."
-            if _app().camera_deck() == name:  # the camera read it: back to our printed deck
-                _app().set_camera_deck("*printed")
-                note += " The camera reads our printed deck again."
+            from companion.ui.camservice import BUILT_IN, DEFAULT_CHOICE
+
+            for base, default in DEFAULT_CHOICE.items():
+                if _app().camera_deck(base) == name:  # the camera read it: back to the base's default
+                    _app().set_camera_deck(default, base)
+                    what = BUILT_IN[base][default]
+                    note += (" The camera reads our printed deck again." if default == "*printed"
+                             else f" The camera reads: {what[0].lower()}{what[1:]}.")
             self.say_setup(note, INFO)
             _app().set_status(note)
         self.fill_decks()
@@ -163,15 +258,15 @@ class EnrollScreen(Screen):
 
     # ------------------------------------------------------------ the nine photos
     def begin(self):
-        """Check the name and base, then open the camera for photo 1 of 9."""
-        from vision.enroll import BASES, check_name, decks_dir
+        """Check the name and base, then open the camera for the base's first photo."""
+        from vision.enroll import check_name, decks_dir
 
         name = self.ids.deck_name.text.strip()
-        base = self.ids.base.text
+        base = base_of_title(self.ids.base.text)
         try:
             check_name(name, "Deck name")
-            if base not in BASES:
-                raise PirateTableError(f"Base deck: choose one of {', '.join(BASES)}")
+            if base is None:
+                raise PirateTableError(f"Base deck: choose one of {', '.join(BASE_TITLES.values())}")
             if (decks_dir() / name).exists():
                 raise PirateTableError(f"Deck name: a deck named {name!r} is already enrolled (remove it first)")
         except PirateTableError as exc:
@@ -184,6 +279,7 @@ class EnrollScreen(Screen):
         self._gen += 1
         gen = self._gen
         self.deck, self.base = name, base
+        self.layout = self._layout()
         self.folder = Path(tempfile.mkdtemp(prefix="pirate-table-enroll-"))
         self.say_setup("")
         self.ids.preview.texture = None
@@ -192,20 +288,23 @@ class EnrollScreen(Screen):
             return lambda *a: fn(*a) if self._gen == gen else None
 
         self.cam = RowCameraService(app.camera_source(), app._post, on_frame=mine(self.show_frame),
-                                    on_error=mine(self.camera_error)).start()
+                                    on_error=mine(self.camera_error), base=base).start()
         self.ids.steps.current = "photos"
         self.ask(0)
 
-    def ask(self, r: int):
-        self.rank = r
+    def ask(self, step: int):
+        self.step = step
         self.photo, self.photo_ok = None, False
-        self.ids.step_title.text = f"Photo {r + 1} of 9: {rank_words(r)}"
-        self.ids.instruction.text = instruction(r)
-        self.say("Live preview: take the photo when the row is in view.", INFO)
-        self.ids.use.text = "Use it: enroll the deck" if r == 8 else f"Use it: next, {rank_words(r + 1)}"
+        cards = self.layout[step][1]
+        self.ids.step_title.text = f"Photo {step + 1} of {len(self.layout)}: {photo_words(self.base, cards)}"
+        self.ids.instruction.text = instruction(self.base, cards)
+        self.say("Live preview: take the photo when the cards are in view.", INFO)
+        last = step == len(self.layout) - 1
+        self.ids.use.text = ("Use it: enroll the deck" if last
+                             else f"Use it: next, {photo_words(self.base, self.layout[step + 1][1])}")
         self._buttons(take=True, retake=False, use=False)
         if self.cam is not None and self.cam.simulated is not None:
-            self.cam.simulated.lay_out(r)  # the simulated player lays out the row asked for
+            self.cam.simulated.lay_out(step)  # the simulated player lays out the cards asked for
 
     def _buttons(self, take, retake, use):
         self.ids.take.disabled = not take
@@ -248,22 +347,26 @@ class EnrollScreen(Screen):
         self._texture(photo)
         self.say("Checking the photo...", INFO)
         self._buttons(take=False, retake=False, use=False)
-        gen, r = self._gen, self.rank
-        self.cam.check(photo, lambda n, q: self.checked(n, q) if (self._gen, self.rank) == (gen, r) else None)
+        gen, step = self._gen, self.step
+        self.cam.check(photo, lambda n, q: self.checked(n, q) if (self._gen, self.step) == (gen, step) else None)
 
     def checked(self, n, quads):
         if n is None:
             self.say(f"Could not check the photo: {quads}", BAD)
             self._buttons(take=False, retake=True, use=False)
             return
-        self._texture(_marked(self.photo, quads, n == 8))
-        self.photo_ok = n == 8
-        self.say(count_note(n), GOOD if self.photo_ok else BAD)
+        cards = self.layout[self.step][1]
+        self.photo_ok = n == len(cards)
+        marks = (LETTERS if self.base == "pirates-bluff" else rank_names(self.base, cards)) if self.photo_ok else []
+        self._texture(_marked(self.photo, quads, marks))
+        order = ("A to H from left to right" if self.base == "pirates-bluff"
+                 else "each marked with the rank it will be taught as")
+        self.say(count_note(n, len(cards), order), GOOD if self.photo_ok else BAD)
         self._buttons(take=False, retake=True, use=self.photo_ok)
 
     def retake(self):
         self.photo, self.photo_ok = None, False
-        self.say("Live preview: take the photo when the row is in view.", INFO)
+        self.say("Live preview: take the photo when the cards are in view.", INFO)
         self._buttons(take=True, retake=False, use=False)
 
     def use(self):
@@ -271,16 +374,16 @@ class EnrollScreen(Screen):
 
         if not self.photo_ok or self.folder is None:
             return
-        if not cv2.imwrite(str(self.folder / f"{self.rank}.jpg"), self.photo, [cv2.IMWRITE_JPEG_QUALITY, 92]):
+        if not cv2.imwrite(str(self.folder / self.layout[self.step][0]), self.photo, [cv2.IMWRITE_JPEG_QUALITY, 92]):
             self.say("Could not keep the photo (disk full?): retake it.", BAD)
             return
-        if self.rank < 8:
-            self.ask(self.rank + 1)
+        if self.step < len(self.layout) - 1:
+            self.ask(self.step + 1)
         else:
             self.run_enroll()
 
     def run_enroll(self):
-        """The nine photos -> vision.enroll.enroll on a worker thread; the result back through Clock."""
+        """The photos -> vision.enroll.enroll on a worker thread; the result back through Clock."""
         from vision.enroll import enroll
 
         app = _app()
@@ -290,7 +393,7 @@ class EnrollScreen(Screen):
         self.busy = True
         self._buttons(take=False, retake=False, use=False)
         self.ids.step_title.text = f"Teaching the camera deck {self.deck}..."
-        self.ids.instruction.text = "The nine photos are being learnt: about a minute. The cards may be put away."
+        self.ids.instruction.text = "The photos are being learnt: about a minute. The cards may be put away."
         self.say("Working...", INFO)
         name, base, folder, gen = self.deck, self.base, self.folder, self._gen
 
@@ -313,10 +416,11 @@ class EnrollScreen(Screen):
         self.ids.done_title.text = f"Deck {meta['name']} enrolled"
         self.ids.done_title.color = GOOD
         self.ids.done_text.text = (
-            f"Base deck {meta['base']}, {meta['cards']} cards.\n"
+            f"Base deck {BASE_TITLES.get(meta['base'], meta['base'])}, {meta['cards']} cards.\n"
             f"Check on freshly jittered corners: rank {100 * meta['check_rank_accuracy']:.1f} %, "
-            f"letter {100 * meta['check_letter_accuracy']:.1f} %.\n"
+            f"{'letter' if meta['base'] == 'pirates-bluff' else 'suit'} {100 * meta['check_letter_accuracy']:.1f} %.\n"
             f"Learnt in {meta['cpu_s']} s of CPU.\n\n"
+            f"Done, then Use beside it: the camera reads it in play.\n"
             f"Scan with it: pirate-table scan PHOTO --deck {meta['name']}")
         self.ids.steps.current = "done"
         _app().set_status(f"Deck {meta['name']} enrolled.")
@@ -361,20 +465,21 @@ class EnrollScreen(Screen):
             self.ids.steps.current = "setup"
 
 
-def _marked(bgr, quads, ok):
-    """The photo with each card found outlined (green when the row is right, red when not) and, for a right
-    row, its letter A..H."""
+def _marked(bgr, quads, marks):
+    """The photo with each card found outlined (green when the photo is right, red when not: ``marks`` empty) and,
+    for a right photo, what card i is taken for (marks[i]: its letter A..H, or its rank in its suit)."""
     import cv2
     import numpy as np
 
     img = bgr.copy()
+    ok = bool(marks)
     col = (80, 220, 80) if ok else (40, 60, 240)
     for i, q in enumerate(quads):
         pts = np.round(np.asarray(q)).astype(np.int32).reshape(-1, 1, 2)
         cv2.polylines(img, [pts], True, col, 4, cv2.LINE_AA)
         if ok:
             x, y = (int(v) for v in np.asarray(q).mean(0))
-            t = LETTERS[i]
+            t = marks[i]
             (tw, th), _ = cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, 1.6, 4)
             cv2.rectangle(img, (x - tw // 2 - 8, y - th // 2 - 10), (x + tw // 2 + 8, y + th // 2 + 10), (20, 20, 20), -1)
             cv2.putText(img, t, (x - tw // 2, y + th // 2), cv2.FONT_HERSHEY_SIMPLEX, 1.6, col, 4, cv2.LINE_AA)

@@ -76,14 +76,17 @@ class PowderkegScreen(Screen):
         _app().start_scan()
 
     def apply_scan(self, reading):
-        """The new card the camera read: the round's next move, the same as a tap (the rules may refuse it)."""
-        from companion.games.powderkeg.camera import move_from_reading
+        """The new cards the camera read: the round's next moves in order, the same as taps. The rules may refuse
+        one: the cards before it stay recorded (undo takes them back one by one) and the reading stops there."""
+        from companion.games.powderkeg.camera import moves_from_reading
 
         s = _app().session
         h = s.hand if s is not None and s.spec is SPEC else None
-        move = move_from_reading(h, reading.new)
-        if move is not None:
-            _app().act(move)
+        moves = moves_from_reading(h, reading.new)
+        for k, move in enumerate(moves):
+            if not _app().act(move):
+                done = f"{k} card{'s' if k != 1 else ''} recorded, then s" if k else "S"
+                return f"{done}topped at {move.card}: {_app().status_text} Enter the rest by touch."
         return None
 
     def refresh(self):
@@ -112,7 +115,8 @@ class PowderkegScreen(Screen):
             "opening": f"Turn up card {len(h.revealed) + 1} of the set.",
             "reveal": f"Turn up card {len(h.revealed) + 1}.",
             "calling": f"{h.next_to_call}: live, die or fold on card {len(h.revealed) + 1}?",
-            "showing": f"Play is over ({h.end}): show the rest of the hand, card {len(h.revealed) + 1}.",
+            "showing": f"Play is over ({h.end}): turn up the rest of the hand in its row (the camera reads it "
+                       f"at once), or tap card {len(h.revealed) + 1}.",
             "over": "Round settled.",
         }[phase]
         for b in self.ids.ranks.children:
@@ -145,6 +149,8 @@ class PowderkegScreen(Screen):
             self.ids.players.add_widget(_lab(str(h.stacks[p]), "20sp"))
         self.ids.undo.disabled = not h.moves
         self.ids.camera.disabled = phase not in ("dock", "opening", "reveal", "showing")
+        self.ids.camera.text = ("Read the rest of the hand (camera)" if phase == "showing"
+                                else "Read the card (camera)")
         self.ids.next_round.disabled = phase != "over"
         r = s.current_ruling()
         if r is not None:
