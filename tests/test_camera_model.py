@@ -199,3 +199,31 @@ def test_first_bidder_is_the_lowest_card():
     cards[1] = CardRead("card", sq, None, None, 0.2)
     assert first_bidder(cards)["card"] is None  # an unreadable starting card might be the lowest
     assert first_bidder([CardRead("index", sq, 0, "A", 0.99)])["card"] is None
+
+
+def test_corner_reader_reads_fanned_indices_of_faces_it_never_saw_and_none_wrongly():
+    """Fanned hands set in held-out font families, scanned with the corner reader (the reader of other decks): a
+    lone index is read from the corner region it would sit in (vision.corner.index_region) at the bar chosen on the
+    calibration split (FAN_CORNER_MIN); every index it names is the one printed there. On these 20 scenes the
+    committed reader names 13 of 132 shown indices, none wrongly (2026-11-24; 37 of 263 on 40): far from every
+    index, and the floor is under what it names."""
+    from vision.detect import Scanner
+    from vision.fonts import split_fonts
+    from vision.synth.scene import make_scene
+    from vision.synth.surfaces import HELD_OUT_SURFACES
+
+    sc_ = Scanner("ort", reader="corner", threads=1)
+    fonts = split_fonts("held_out")
+    named = shown = 0
+    for seed in range(9_610_000, 9_610_020):
+        sc = make_scene(seed, "fan", HELD_OUT_SURFACES, fonts=fonts)
+        cards, _ = sc_.scan(sc.image)
+        lone = [c for c in cards if c.kind == "index" and c.rank is not None]
+        shown += sum(1 for g in sc.cards for v in g.index_visible if v >= 0.9)
+        for c in lone:
+            near = [(float(np.linalg.norm(q.mean(0) - c.center)), g) for g in sc.cards
+                    for q, v in zip(g.index_quads, g.index_visible) if v >= 0.5]
+            d, g = min(near, key=lambda t: t[0])
+            assert (c.rank, c.letter) == (g.rank, g.letter), (seed, c.code, g.code, c.confidence)
+            named += 1
+    assert named >= 8, (named, shown)  # it does read some: the corner path is in use
