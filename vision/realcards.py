@@ -4,7 +4,10 @@ The photos show standard decks, not Pirate's Bluff cards, so only what our reade
 - ``bidly/``: corner-index boxes labelled rank + suit. Ranks 2-8 are digits our reader knows (its ranks are 0-8);
   each such index is cropped from its box (in all four quarter turns: the photos show every orientation) and
   read by the index reader; the surest upright reading counts. Scored: rank right / rank wrong with confidence
-  (P(rank) >= 0.9) / not read. The suit is a symbol, not a letter: not scored.
+  (P(rank) >= 0.9) / not read. The suit is a symbol, not a letter: not scored. The same indices are read by the
+  corner reader (the reader of other decks) as the scan reads a lone fanned index: the corner region the box
+  would sit in (``vision.corner.index_region``) in its four quarter turns, the turn surest to hold an index;
+  scored at P(rank) >= 0.9 and at the scan's fan bar (``FAN_CORNER_MIN``).
 - ``edje-pinochle/``: whole-card boxes (ranks 9-A, none of which our reader knows): the detector's card recall
   (a detected card whose centre lies in a labelled box) and its false cards.
 
@@ -66,6 +69,38 @@ def bidly(root: Path, min_conf: float = 0.9) -> dict:
     return st
 
 
+def bidly_corner(root: Path) -> dict:
+    """bidly's rank 2-8 indices read by the corner reader (see the module doc)."""
+    from vision.corner import crop_region, index_region, normalize
+    from vision.detect import FAN_CORNER_MIN, MODELS
+
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(MODELS / "corner_reader.int8.onnx"), providers=["CPUExecutionProvider"])
+    bars = {"0.9": 0.9, f"{FAN_CORNER_MIN:g}": FAN_CORNER_MIN}
+    st = {"indices": 0, **{f"right@{b}": 0 for b in bars}, **{f"wrong@{b}": 0 for b in bars}}
+    for js in sorted((root / "bidly").glob("*.json")):
+        lab = json.loads(js.read_text())
+        img = cv2.imread(str(root / "bidly" / lab["image"]), cv2.IMREAD_GRAYSCALE)
+        for c in lab["cards"]:
+            rank = c["label"][:-1]
+            if rank not in {"2", "3", "4", "5", "6", "7", "8"}:
+                continue
+            x0, y0, x1, y1 = c["box"]
+            q = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+            crops = [crop_region(img, index_region(np.roll(q, -r, axis=0))) for r in range(4)]
+            zr, _zl, _f = sess.run(None, {"crop": normalize(np.stack(crops))})
+            pr = _softmax(zr)
+            j = int(pr[:, 9].argmin())
+            k = int(pr[j, :9].argmax())
+            p = float(pr[j, k] / max(1e-9, 1 - pr[j, 9]))
+            st["indices"] += 1
+            for b, v in bars.items():
+                if p >= v:
+                    st[f"{'right' if k == int(rank) else 'wrong'}@{b}"] += 1
+    return st
+
+
 def edje(root: Path) -> dict:
     from vision.detect import Scanner
 
@@ -97,7 +132,8 @@ def main(argv=None) -> int:
     if not root.is_dir():
         print(f"no real-card photos at {root}", file=sys.stderr)
         return 2
-    res = {"bidly_rank_2_8": bidly(root), "edje_test_cards": edje(root)}
+    res = {"bidly_rank_2_8": bidly(root), "bidly_rank_2_8_corner_reader": bidly_corner(root),
+           "edje_test_cards": edje(root)}
     print(json.dumps(res, indent=1))
     return 0
 
