@@ -33,14 +33,8 @@ def _softmax(z):
     return e / e.sum(1, keepdims=True)
 
 
-def bidly(root: Path, min_conf: float = 0.9) -> dict:
-    import onnxruntime as ort
-
-    from vision.detect import MODELS
-    from vision.geometry import crop_quad, normalize_crops
-
-    sess = ort.InferenceSession(str(MODELS / "index_reader.onnx"), providers=["CPUExecutionProvider"])
-    st = {"indices": 0, "right": 0, "wrong_confident": 0, "unread": 0}
+def _bidly_indices(root: Path):
+    """bidly's labelled rank 2-8 index boxes: (grey photo, box quad, rank)."""
     for js in sorted((root / "bidly").glob("*.json")):
         lab = json.loads(js.read_text())
         img = cv2.imread(str(root / "bidly" / lab["image"]), cv2.IMREAD_GRAYSCALE)
@@ -49,23 +43,38 @@ def bidly(root: Path, min_conf: float = 0.9) -> dict:
             if rank not in {"2", "3", "4", "5", "6", "7", "8"}:
                 continue
             x0, y0, x1, y1 = c["box"]
-            q = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-            crops = []
-            for r in range(4):  # every quarter turn: the tall reading is upright for two of them
-                qq = np.roll(q, -r, axis=0)
-                crops.append(crop_quad(img, qq, expand=1.0))
-            zr, _zl = sess.run(None, {"crop": normalize_crops(np.stack(crops))})
-            pr = _softmax(zr)
-            j = int(pr[:, 9].argmin())  # the surest "an index is upright here"
-            k = int(pr[j, :9].argmax())
-            p = float(pr[j, k] / max(1e-9, 1 - pr[j, 9]))
-            st["indices"] += 1
-            if p < min_conf:
-                st["unread"] += 1
-            elif k == int(rank):
-                st["right"] += 1
-            else:
-                st["wrong_confident"] += 1
+            yield img, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32), int(rank)
+
+
+def _surest_upright(zr) -> tuple[int, float]:
+    """Of the four quarter turns' rank logits (class 9 = "no index upright here"), the turn surest to hold an
+    upright index: its rank and P(rank | an index is there)."""
+    pr = _softmax(zr)
+    j = int(pr[:, 9].argmin())
+    k = int(pr[j, :9].argmax())
+    return k, float(pr[j, k] / max(1e-9, 1 - pr[j, 9]))
+
+
+def bidly(root: Path, min_conf: float = 0.9) -> dict:
+    import onnxruntime as ort
+
+    from vision.detect import MODELS
+    from vision.geometry import crop_quad, normalize_crops
+
+    sess = ort.InferenceSession(str(MODELS / "index_reader.onnx"), providers=["CPUExecutionProvider"])
+    st = {"indices": 0, "right": 0, "wrong_confident": 0, "unread": 0}
+    for img, q, rank in _bidly_indices(root):
+        # every quarter turn: the tall reading is upright for two of them
+        crops = [crop_quad(img, np.roll(q, -r, axis=0), expand=1.0) for r in range(4)]
+        zr, _zl = sess.run(None, {"crop": normalize_crops(np.stack(crops))})
+        k, p = _surest_upright(zr)
+        st["indices"] += 1
+        if p < min_conf:
+            st["unread"] += 1
+        elif k == rank:
+            st["right"] += 1
+        else:
+            st["wrong_confident"] += 1
     return st
 
 
@@ -79,25 +88,14 @@ def bidly_corner(root: Path) -> dict:
     sess = ort.InferenceSession(str(MODELS / "corner_reader.int8.onnx"), providers=["CPUExecutionProvider"])
     bars = {"0.9": 0.9, f"{FAN_CORNER_MIN:g}": FAN_CORNER_MIN}
     st = {"indices": 0, **{f"right@{b}": 0 for b in bars}, **{f"wrong@{b}": 0 for b in bars}}
-    for js in sorted((root / "bidly").glob("*.json")):
-        lab = json.loads(js.read_text())
-        img = cv2.imread(str(root / "bidly" / lab["image"]), cv2.IMREAD_GRAYSCALE)
-        for c in lab["cards"]:
-            rank = c["label"][:-1]
-            if rank not in {"2", "3", "4", "5", "6", "7", "8"}:
-                continue
-            x0, y0, x1, y1 = c["box"]
-            q = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-            crops = [crop_region(img, index_region(np.roll(q, -r, axis=0))) for r in range(4)]
-            zr, _zl, _f = sess.run(None, {"crop": normalize(np.stack(crops))})
-            pr = _softmax(zr)
-            j = int(pr[:, 9].argmin())
-            k = int(pr[j, :9].argmax())
-            p = float(pr[j, k] / max(1e-9, 1 - pr[j, 9]))
-            st["indices"] += 1
-            for b, v in bars.items():
-                if p >= v:
-                    st[f"{'right' if k == int(rank) else 'wrong'}@{b}"] += 1
+    for img, q, rank in _bidly_indices(root):
+        crops = [crop_region(img, index_region(np.roll(q, -r, axis=0))) for r in range(4)]
+        zr, _zl, _f = sess.run(None, {"crop": normalize(np.stack(crops))})
+        k, p = _surest_upright(zr)
+        st["indices"] += 1
+        for b, v in bars.items():
+            if p >= v:
+                st[f"{'right' if k == rank else 'wrong'}@{b}"] += 1
     return st
 
 
