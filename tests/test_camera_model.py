@@ -205,8 +205,8 @@ def test_corner_reader_reads_fanned_indices_of_faces_it_never_saw_and_none_wrong
     """Fanned hands set in held-out font families, scanned with the corner reader (the reader of other decks): a
     lone index is read from the corner region it would sit in (vision.corner.index_region) at the bar chosen on the
     calibration split (FAN_CORNER_MIN); every index it names is the one printed there. On these 20 scenes the
-    committed reader names 13 of 132 shown indices, none wrongly (2026-11-24; 37 of 263 on 40): far from every
-    index, and the floor is under what it names."""
+    committed reader names 14 of 132 shown indices, none wrongly (2026-11-24 evening, bar 0.9995; 35 of 263 on 40):
+    far from every index, and the floor is under what it names."""
     from vision.detect import Scanner
     from vision.fonts import split_fonts
     from vision.synth.scene import make_scene
