@@ -120,8 +120,7 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
 
     def build_config(self, config):
         config.setdefaults("table", {"camera": "auto", "serial": "auto", "serial_port": "", "window_ms": "10", "pace_ms": "800",
-                                     "sounds": "1", "coach_live": "0", "camera_deck": "*printed",
-                                     "camera_deck_island54": "*any", "camera_deck_standard52": "*any"})
+                                     "sounds": "1", "coach_live": "0", **self.camera_deck_defaults()})
 
     def build_settings(self, settings):
         settings.add_json_panel("Pirate Table", self.config, data=json.dumps(SETTINGS))

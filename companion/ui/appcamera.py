@@ -28,6 +28,13 @@ class CameraMixin:
         self.config.write()
 
     @staticmethod
+    def camera_deck_defaults() -> dict:
+        """The app's config defaults of the camera choices: each base deck's default (camservice.DEFAULT_CHOICE)."""
+        from companion.ui.camservice import DEFAULT_CHOICE
+
+        return {CameraMixin._camera_deck_key(base): choice for base, choice in DEFAULT_CHOICE.items()}
+
+    @staticmethod
     def _camera_deck_key(base: str) -> str:
         return "camera_deck" if base == "pirates-bluff" else f"camera_deck_{base}"
 

@@ -180,16 +180,17 @@ CAMERA_DECKS = {"*printed": "Our printed deck (print-deck)",
 BUILT_IN = {"pirates-bluff": CAMERA_DECKS,
             "island54": {"*any": "Any Island Deck, untaught (asks by touch when unsure)"},
             "standard52": {"*any": "Any standard deck, untaught (asks by touch when unsure)"}}
-DEFAULT_CHOICE = {"pirates-bluff": "*printed", "island54": "*any", "standard52": "*any"}
+DEFAULT_CHOICE = {base: next(iter(choices)) for base, choices in BUILT_IN.items()}  # each base's first choice
 
 
 def camera_base(deck_id: str) -> str | None:
     """The enrollment base (vision.enroll.BASES) whose camera choice reads the deck ``deck_id``; None for a deck
     the camera cannot read."""
     from companion.decks import get_deck
+    from vision.enroll import base_id
 
     model = get_deck(deck_id).camera_model
-    return "pirates-bluff" if model == "pirates72" else model
+    return base_id(model) if model is not None else None
 
 
 def scanner_for(deck: str, threads: int = 1):
