@@ -35,6 +35,9 @@ class _Rules:
             d.BOX_WEIGHT = old
 
 
+BARS = (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.997, 0.998, 0.999)  # the card bars the rule chooses among
+
+
 def run(n_scenes: int = 100, seed: int = 9_300_000, split: str = "calibration", rules=None) -> dict:
     from vision.bench import _inside, _scene
     from vision.corner import reliability
@@ -98,8 +101,9 @@ def run(n_scenes: int = 100, seed: int = 9_300_000, split: str = "calibration", 
             f"exact@{CARD_MIN}": round(float(((conf >= CARD_MIN) & right).sum()) / n, 4),
             f"wrong@{CARD_MIN}": round(float(((conf >= CARD_MIN) & ~right).sum()) / n, 4),
             "highest_wrong_conf": round(float(wrong_conf[-1]), 4) if len(wrong_conf) else None,
-            "exact_at": {str(t): round(float(((conf >= t) & right).sum()) / n, 4) for t in (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999)},
-            "wrong_at": {str(t): int(((conf >= t) & ~right).sum()) for t in (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999)},
+            "exact_at": {str(t): round(float(((conf >= t) & right).sum()) / n, 4) for t in BARS},
+            "wrong_at": {str(t): int(((conf >= t) & ~right).sum()) for t in BARS},
+            "wrong_confidences_over_0.99": [round(float(c), 5) for c in wrong_conf[wrong_conf >= 0.99]],
             "first_bidder_right_wrong_abstain": r["fb"],
             "reliability": reliability(conf, right) if len(conf) else [],
         }

@@ -109,9 +109,24 @@ def _covers(path: Path) -> bool:
     try:
         from fontTools.ttLib import TTFont
 
+        import logging
+
+        from fontTools.pens.boundsPen import BoundsPen
+
+        logging.getLogger("fontTools").setLevel(logging.ERROR)  # old files' odd header dates: not our business
         f = TTFont(str(path), fontNumber=0, lazy=True)
         cmap = f.getBestCmap() or {}
-        return all(ord(c) in cmap for c in NEEDED)
+        if not all(ord(c) in cmap for c in NEEDED):
+            return False
+        # mapped is not drawn: a face can map a character to an empty glyph (Museum Fourteen / Sixty map the digits
+        # to blanks, and a card set in them shows no rank at all)
+        glyphs = f.getGlyphSet()
+        for c in NEEDED:
+            pen = BoundsPen(glyphs)
+            glyphs[cmap[ord(c)]].draw(pen)
+            if pen.bounds is None or pen.bounds[2] - pen.bounds[0] <= 0 or pen.bounds[3] - pen.bounds[1] <= 0:
+                return False
+        return True
     except Exception:
         return False
 
