@@ -31,7 +31,7 @@ def test_training_smoke_writes_a_reader_with_the_decks_heads(tmp_path, deck, ali
     assert 20_000 < model.stat().st_size < 1_000_000
     rep = json.loads((out / f"{deck}_reader.json").read_text())
     assert rep["deck"] == deck and rep["train_views"] > 0 and 0.5 <= rep["temperature"] <= 4.0
-    assert set(rep["thresholds"]) == {"card", "index", "second_look"}
+    assert set(rep["thresholds"]) == {"card", "index", "second_look", "grown_look"}
     import onnxruntime as ort
 
     from vision.corner import CORNER_H, CORNER_W
