@@ -204,8 +204,9 @@ def test_first_bidder_is_the_lowest_card():
 def test_corner_reader_reads_fanned_indices_of_faces_it_never_saw_and_none_wrongly():
     """Fanned hands set in held-out font families, scanned with the corner reader (the reader of other decks): a
     lone index is read from the corner region it would sit in (vision.corner.index_region) at the bar chosen on the
-    calibration split (FAN_CORNER_MIN); every index it names is the one printed there. On these 20 scenes the
-    committed reader names 14 of 132 shown indices, none wrongly (2026-11-24 evening, bar 0.9995; 35 of 263 on 40):
+    calibration split (FAN_CORNER_MIN), the chosen turn's box also read shrunk and grown (FAN_VIEWS) and the views
+    mixed; every index it names is the one printed there. On these 20 scenes the committed reader names 22 of 132
+    shown indices, none wrongly (2026-11-24 late, bar 0.995; 48 of 263 on 40; one view at 0.9995 named 14 and 35):
     far from every index, and the floor is under what it names."""
     from vision.detect import Scanner
     from vision.fonts import split_fonts
@@ -226,7 +227,7 @@ def test_corner_reader_reads_fanned_indices_of_faces_it_never_saw_and_none_wrong
             d, g = min(near, key=lambda t: t[0])
             assert (c.rank, c.letter) == (g.rank, g.letter), (seed, c.code, g.code, c.confidence)
             named += 1
-    assert named >= 8, (named, shown)  # it does read some: the corner path is in use
+    assert named >= 15, (named, shown)  # it does read some: the corner path and its extra views are in use
 
 
 def test_corner_reader_reads_a_big_index_in_the_middle_of_a_card():

@@ -6,8 +6,9 @@ The photos show standard decks, not Pirate's Bluff cards, so only what our reade
   read by the index reader; the surest upright reading counts. Scored: rank right / rank wrong with confidence
   (P(rank) >= 0.9) / not read. The suit is a symbol, not a letter: not scored. The same indices are read by the
   corner reader (the reader of other decks) as the scan reads a lone fanned index: the corner region the box
-  would sit in (``vision.corner.index_region``) in its four quarter turns, the turn surest to hold an index;
-  scored at P(rank) >= 0.9 and at the scan's fan bar (``FAN_CORNER_MIN``).
+  would sit in (``vision.corner.index_region``) in its four quarter turns, the turn surest to hold an index, that
+  turn's box also shrunk and grown (``FAN_VIEWS``) and the views mixed; scored at P(rank) >= 0.9 and at the scan's
+  fan bar (``FAN_CORNER_MIN``).
 - ``edje-pinochle/``: whole-card boxes (ranks 9-A, none of which our reader knows): the detector's card recall
   (a detected card whose centre lies in a labelled box) and its false cards.
 
@@ -81,7 +82,7 @@ def bidly(root: Path, min_conf: float = 0.9) -> dict:
 def bidly_corner(root: Path) -> dict:
     """bidly's rank 2-8 indices read by the corner reader (see the module doc)."""
     from vision.corner import crop_region, index_region, normalize
-    from vision.detect import FAN_CORNER_MIN, MODELS
+    from vision.detect import FAN_CORNER_MIN, FAN_VIEWS, MODELS
 
     import onnxruntime as ort
 
@@ -89,9 +90,19 @@ def bidly_corner(root: Path) -> dict:
     bars = {"0.9": 0.9, f"{FAN_CORNER_MIN:g}": FAN_CORNER_MIN}
     st = {"indices": 0, **{f"right@{b}": 0 for b in bars}, **{f"wrong@{b}": 0 for b in bars}}
     for img, q, rank in _bidly_indices(root):
-        crops = [crop_region(img, index_region(np.roll(q, -r, axis=0))) for r in range(4)]
-        zr, _zl, _f = sess.run(None, {"crop": normalize(np.stack(crops))})
-        k, p = _surest_upright(zr)
+        turns = [np.roll(q, -r, axis=0) for r in range(4)]
+        zr, _zl, _f = sess.run(None, {"crop": normalize(np.stack([crop_region(img, index_region(t)) for t in turns]))})
+        pr = _softmax(zr)
+        t = turns[int(pr[:, 9].argmin())]  # the turn surest to hold an upright index, then its box shrunk and grown
+        c = t.mean(0)  # (FAN_VIEWS) read too and mixed, each view weighed by P(an index is here): as `scan` reads it
+        if FAN_VIEWS:
+            zv, _zl, _f = sess.run(None, {"crop": normalize(np.stack([crop_region(img, index_region((t - c) * g + c))
+                                                                      for g in FAN_VIEWS]))})
+            pr = np.concatenate([pr[[int(pr[:, 9].argmin())]], _softmax(zv)])
+        w = 1 - pr[:, 9] + 1e-3
+        mix = (w[:, None] * pr).sum(0) / w.sum()
+        k = int(mix[:9].argmax())
+        p = float(mix[k] / max(1e-9, 1 - mix[9]))
         st["indices"] += 1
         for b, v in bars.items():
             if p >= v:
