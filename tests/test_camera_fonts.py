@@ -89,15 +89,13 @@ def _font_file(tmp_path, blank: str) -> Path:
     return path
 
 
-def test_a_face_that_maps_a_needed_character_to_a_blank_glyph_is_not_a_face():
+def test_a_face_that_maps_a_needed_character_to_a_blank_glyph_is_not_a_face(tmp_path):
     """Museum Fourteen and Museum Sixty map the digits to empty glyphs: a card set in them shows no rank, so they
-    are in no split (until 2026-11-24 they were a calibration family: 42 of 1,800 corner crops in a check of that split showed no rank)."""
-    import tempfile
-
+    are in no split (until 2026-11-24 they were a calibration family: 42 of 1,800 corner crops in a check of that
+    split showed no rank)."""
     from vision.fonts import _covers
 
-    with tempfile.TemporaryDirectory() as d:
-        assert _covers(_font_file(Path(d), ""))
-        assert not _covers(_font_file(Path(d), "3"))
-        assert not _covers(_font_file(Path(d), "3A"))
+    assert _covers(_font_file(tmp_path, ""))
+    assert not _covers(_font_file(tmp_path, "3"))
+    assert not _covers(_font_file(tmp_path, "3A"))
     assert "Museum" not in load_split()["calibration"]  # both its files are blank where it matters

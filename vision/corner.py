@@ -86,6 +86,25 @@ def centre_region(card_quad: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(unit[None], M)[0].astype(np.float32)
 
 
+def grown_from_corner(region: np.ndarray, g: float) -> np.ndarray:
+    """A corner region (TL at the card's corner) grown ``g`` times from the card's corner."""
+    return (region - region[0]) * g + region[0]
+
+
+def scaled_about_centre(quad: np.ndarray, g: float) -> np.ndarray:
+    """A quad (an index box) scaled ``g`` times about its centre."""
+    c = quad.mean(0)
+    return (quad - c) * g + c
+
+
+def mix_views(probs, p_none) -> np.ndarray:
+    """Several views of the same printed index (the same pixels, framed differently) mixed into one distribution,
+    each weighed by how sure it is that it sees an index there (1 - P(no index)): a view framed off the index
+    weighs little. A mixture, not a product: looking again never makes a reading surer than its surest view."""
+    w = 1.0 - np.asarray(p_none) + 1e-3
+    return (w[:, None] * np.stack(probs)).sum(0) / w.sum()
+
+
 def crop_region(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
     dst = np.array([[0, 0], [CORNER_W, 0], [CORNER_W, CORNER_H], [0, CORNER_H]], np.float32)
     M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)

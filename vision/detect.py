@@ -27,6 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.corner import mix_views
 from vision.geometry import crop_quad, normalize_crops, upright_quad
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -36,7 +37,6 @@ LETTERS = "ABCDEFGH"
 
 # Confidence rules (measured on held-out scenes by `pirate-table vision bench`; see docs/camera.md)
 CENTRE_CORNER = 2  # a card's middle, read as one more "corner" (Scanner.scan, step 3)
-REREAD = True
 REREAD_BELOW = 0.999  # step 3 reads again every card whose first views are less sure than this
 CORNER_GROWN = (1.2,)  # ... and its corners once more, each region grown this much from the card's corner (step 3)
 CARD_TEMP = 0.7  # the two corners' evidence is multiplied, tempered (they share light and blur)
@@ -344,6 +344,13 @@ def _softmax(z):
     return e / e.sum(1, keepdims=True)
 
 
+def fan_regions(box: np.ndarray) -> list[np.ndarray]:
+    """The corner regions of a lone index box's extra views (FAN_VIEWS: the box scaled about its centre)."""
+    from vision.corner import index_region, scaled_about_centre
+
+    return [index_region(scaled_about_centre(box, g)) for g in FAN_VIEWS]
+
+
 def _down(q: np.ndarray) -> np.ndarray:
     """The 'down' direction of a quad read upright (TL, TR, BR, BL): from its top edge to its bottom edge."""
     return (q[2] + q[3] - q[0] - q[1]) / 2
@@ -391,7 +398,7 @@ class Scanner:
         self.card_conf = CARD_MIN if self.mode == "index" else (CORNER_CARD_MIN if profile is None else TAUGHT_CARD_MIN)
         # step 3 of scan (an unsure card's middle and grown corners) is the untaught corner reader's (a taught deck's
         # heads were fitted on its corners as the first views see them)
-        self.reread = self.mode == "corner" and self.corner is not None and profile is None and REREAD
+        self.reread = self.mode == "corner" and self.corner is not None and profile is None
 
     def scan(self, bgr: np.ndarray):
         from vision.corner import corner_regions
@@ -503,24 +510,19 @@ class Scanner:
             got = self.corner.read(gray, [index_region(t) for ts in turns for t in ts])
             # the chosen turn is read again from its box shrunk and grown about its centre (FAN_VIEWS), and the
             # views are mixed, each weighed by P(an index is here), as the views of one corner of a whole card are
-            best = [min(range(4), key=lambda t: got[4 * j + t].p_none) for j in range(len(fan_boxes))]
-            again = []
-            for j in range(len(fan_boxes)):
-                q = turns[j][best[j]]
-                c = q.mean(0)
-                again += [index_region((q - c) * g + c) for g in FAN_VIEWS]
+            turn_of = [min(range(4), key=lambda t: got[4 * j + t].p_none) for j in range(len(fan_boxes))]
+            again = [r for j in range(len(fan_boxes)) for r in fan_regions(turns[j][turn_of[j]])]
             more_views = self.corner.read(gray, again) if again else []
             nv = len(FAN_VIEWS)
             for j, i in enumerate(fan_boxes):
-                rd = got[4 * j + best[j]]
+                rd = got[4 * j + turn_of[j]]
                 if nv:
                     vs = [rd] + more_views[nv * j: nv * (j + 1)]
-                    w = np.array([1.0 - v.p_none for v in vs]) + 1e-3
-                    p = (w[:, None] * np.stack([v.probs for v in vs])).sum(0) / w.sum()
+                    p = mix_views([v.probs for v in vs], [v.p_none for v in vs])
                     k = int(p.argmax())
                     rd.probs, rd.conf, rd.rank, rd.letter = p, float(p[k]), k // 8, LETTERS[k % 8]
                     rd.p_none = float(np.mean([v.p_none for v in vs]))
-                rd.quad, rd.source = turns[j][best[j]], "corner_fan"
+                rd.quad, rd.source = turns[j][turn_of[j]], "corner_fan"
                 reads[i] = rd
         regs = [i for i in first if owners[i][3] == "corner"]
         if regs:
@@ -545,7 +547,8 @@ class Scanner:
         #   the big one. The middle index is printed once, so it is read both ways up (vision.corner.centre_region of
         #   the outline and of the outline turned 180 degrees) and the two readings are mixed (card_posterior: one
         #   more "corner", CENTRE_CORNER): the wrong way up reads poorly and the card's corners decide between them.
-        #   On the calibration split's "centre" layout cards, 41 % read at 0.995 from the corners, 62 % with it.
+        #   On 1,500 calibration-split cards read from their true outlines (no detector), "centre" layout cards read at
+        #   0.995: 41 % from the corners, 62 % with the middle.
         # - its corner regions grown from the card's corner (CORNER_GROWN): an outline drawn a little inside the card
         #   cuts its index; the grown view holds it. The views of one corner are mixed, each weighed by how sure it
         #   is that it sees an index (card_posterior).
@@ -554,13 +557,13 @@ class Scanner:
         # 78.0 % (bar 0.995; grown 0.85x and 1.2x: 77.6 %, 1.35x: 77.9 %); re-read below 0.999: 79.3 % (0.99).
         extra: set[int] = set()
         if self.reread and unsure_step3:
-            from vision.corner import centre_region
+            from vision.corner import centre_region, grown_from_corner
 
             for n in sorted(unsure_step3):
                 for o in sorted({owners[i][1] for i in first if owners[i][0] == n}):
                     h = card_hyps[n][o]
                     views = [(centre_region(np.roll(h, -turn, axis=0)), CENTRE_CORNER, "centre") for turn in (0, 2)]
-                    views += [((reg - reg[0]) * g + reg[0], c, "corner")
+                    views += [(grown_from_corner(reg, g), c, "corner")
                               for c, reg in enumerate(corner_regions(h)) for g in CORNER_GROWN]
                     for v, c, src in views:
                         quads.append(v)
@@ -582,14 +585,14 @@ class Scanner:
             rd.det_conf = cards[ci][1] if ci >= 0 else idx[k][1]
             rd.corner = k if ci >= 0 else -1
             rd.source = "corner_fan" if rd.source == "corner_fan" else src
-        centre = {id(reads[i]) for i in taken if owners[i][3] == "centre"}
         extra_ids = {id(reads[i]) for i in taken if i in extra}  # step 3's views: they count, they are not shown
         per_card, card_quads = [], []
         for n in range(len(cards)):
             mine = [(reads[i], owners[i][1]) for i in taken if owners[i][0] == n]
             if mine and all(rd.source in ("geo", "corner") and rd.p_none > NO_INDEX for rd, _ in mine
-                            if id(rd) not in centre):
-                mine = [(rd, o) for rd, o in mine if id(rd) not in centre]  # decided by the corners, as before
+                            if rd.source != "centre"):
+                # decided by the corners' views (the first ones and step 3's grown ones), never the middle's
+                mine = [(rd, o) for rd, o in mine if rd.source != "centre"]
                 if cards[n][1] < BLANK_KEEP:
                     continue  # no index found at any corner, either way round: not a face-up card (a square tile, a box)
                 # a sure card with no legible index (smudged, covered by a thumb): unreadable, never dropped, so
@@ -698,8 +701,7 @@ def card_posterior(reads, temp: float | None = None) -> np.ndarray:
         for kind in (True, False):  # the corner region's reading, and the index boxes' (product of the two)
             vs = [rd for rd in views if (rd.source == "corner") == kind]
             if vs:
-                w = np.array([1.0 - rd.p_none for rd in vs]) + 1e-3
-                parts.append((kind, (w[:, None] * np.stack([rd.probs for rd in vs])).sum(0) / w.sum()))
+                parts.append((kind, mix_views([rd.probs for rd in vs], [rd.p_none for rd in vs])))
         for kind, p in parts:
             weight = BOX_WEIGHT if (not kind and len(parts) == 2) else 1.0
             logp += temp * weight * np.log(np.maximum(p, 1e-12))

@@ -107,11 +107,10 @@ def split_of(group: str) -> str:
 
 def _covers(path: Path) -> bool:
     try:
-        from fontTools.ttLib import TTFont
-
         import logging
 
         from fontTools.pens.boundsPen import BoundsPen
+        from fontTools.ttLib import TTFont
 
         logging.getLogger("fontTools").setLevel(logging.ERROR)  # old files' odd header dates: not our business
         f = TTFont(str(path), fontNumber=0, lazy=True)

@@ -82,7 +82,8 @@ def bidly(root: Path, min_conf: float = 0.9) -> dict:
 def bidly_corner(root: Path) -> dict:
     """bidly's rank 2-8 indices read by the corner reader (see the module doc)."""
     from vision.corner import crop_region, index_region, normalize
-    from vision.detect import FAN_CORNER_MIN, FAN_VIEWS, MODELS
+    from vision.corner import mix_views
+    from vision.detect import FAN_CORNER_MIN, MODELS, fan_regions
 
     import onnxruntime as ort
 
@@ -93,14 +94,13 @@ def bidly_corner(root: Path) -> dict:
         turns = [np.roll(q, -r, axis=0) for r in range(4)]
         zr, _zl, _f = sess.run(None, {"crop": normalize(np.stack([crop_region(img, index_region(t)) for t in turns]))})
         pr = _softmax(zr)
-        t = turns[int(pr[:, 9].argmin())]  # the turn surest to hold an upright index, then its box shrunk and grown
-        c = t.mean(0)  # (FAN_VIEWS) read too and mixed, each view weighed by P(an index is here): as `scan` reads it
-        if FAN_VIEWS:
-            zv, _zl, _f = sess.run(None, {"crop": normalize(np.stack([crop_region(img, index_region((t - c) * g + c))
-                                                                      for g in FAN_VIEWS]))})
-            pr = np.concatenate([pr[[int(pr[:, 9].argmin())]], _softmax(zv)])
-        w = 1 - pr[:, 9] + 1e-3
-        mix = (w[:, None] * pr).sum(0) / w.sum()
+        j = int(pr[:, 9].argmin())  # the turn surest to hold an upright index, then its box shrunk and grown
+        pr = pr[[j]]  # (vision.detect.fan_regions) read too and mixed, as `scan` reads a lone index
+        extra = fan_regions(turns[j])
+        if extra:
+            zv, _zl, _f = sess.run(None, {"crop": normalize(np.stack([crop_region(img, r) for r in extra]))})
+            pr = np.concatenate([pr, _softmax(zv)])
+        mix = mix_views(list(pr), pr[:, 9])
         k = int(mix[:9].argmax())
         p = float(mix[k] / max(1e-9, 1 - mix[9]))
         st["indices"] += 1

@@ -448,7 +448,7 @@ class SuitedScanner:
             p = np.exp(lp - lp.max())
             if c is None or p.max() / p.sum() >= SECOND_LOOK_BELOW:
                 continue
-            views += [(reg - reg[0]) * GROWN + reg[0] for reg in c[0]]
+            views += [cr.grown_from_corner(reg, GROWN) for reg in c[0]]
             owner.append(n)
         if not views:
             return
@@ -457,8 +457,7 @@ class SuitedScanner:
             _regs, p0, pn0 = corners[n]
             lp = np.zeros_like(logps[n])
             for k in range(2):
-                w0, w1 = 1 - pn0[k] + 1e-3, 1 - p_none[2 * j + k] + 1e-3
-                mix = (w0 * p0[k] + w1 * probs[2 * j + k]) / (w0 + w1)
+                mix = cr.mix_views([p0[k], probs[2 * j + k]], [pn0[k], p_none[2 * j + k]])
                 lp = lp + CARD_TEMP * np.log(np.maximum(mix, 1e-12))
             logps[n] = lp
 
@@ -845,28 +844,24 @@ def main(argv=None) -> int:
     scenes = [make_deck_scene(5_000_000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
               for i in range(a.calib_scenes)]
     scanner = SuitedScanner(deck, out, threads=a.threads)
-    tried = {}
-    for look in (False, True):  # whole cards: corner regions only, or a second look at their index boxes
-        scanner.second_look = look
+
+    def trial(second: bool, grown: bool):
+        """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
+        scanner.second_look, scanner.grown_look = second, grown
         cal = scene_conf_right(scanner, scenes)
-        th = {**choose_thresholds(cal), "second_look": look}
+        th = {**choose_thresholds(cal), "second_look": second, "grown_look": grown}
         scanner.card_min, scanner.index_min = th["card"], th["index"]
-        rows = [r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))]
-        tried[look] = (th, cal, score_rows(rows))
+        return th, cal, score_rows([r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))])
+
+    # whole cards: corner regions only, or a second look at their index boxes; then the grown look (corner regions
+    # grown from the card's corner, on unsure cards); each kept only if it reads more cards exactly
+    tried = {look: trial(look, False) for look in (False, True)}
     look = tried[True][2]["exact"] > tried[False][2]["exact"]
     th, cal, st = tried[look]
-    # then the grown look (corner regions grown from the card's corner, on unsure cards), kept by the same rule
-    scanner.second_look, scanner.grown_look = look, True
-    scanner.card_min = scanner.index_min = 0.0
-    cal_g = scene_conf_right(scanner, scenes)
-    th_g = {**choose_thresholds(cal_g), "second_look": look, "grown_look": True}
-    scanner.card_min, scanner.index_min = th_g["card"], th_g["index"]
-    st_g = score_rows([r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))])
-    rep["calibration_scenes_with_grown_look"] = st_g
-    if st_g["exact"] > st["exact"]:
-        th, cal, st = th_g, cal_g, st_g
-    else:
-        th = {**th, "grown_look": False}
+    grown = trial(look, True)
+    rep["calibration_scenes_with_grown_look"] = grown[2]
+    if grown[2]["exact"] > st["exact"]:
+        th, cal, st = grown
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind; the "
                              "second look, then the grown look, kept only if it reads more cards exactly on the "
