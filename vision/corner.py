@@ -13,7 +13,11 @@ Training data (``gen_corner_crops``): single cards, each rendered in a random fa
 index size and margin, paper and ink; put on a random training surface through a random perspective (card
 90-190 px wide, turned any way, up to ~35 degrees of tilt), lit unevenly, glare, blur, noise, JPEG; then cropped
 with the runtime's own crop code from an outline with an edge snapper's typical error. Per card: the two index
-corners (labelled) and the two corners a card read the wrong way round would give (labelled 9).
+corners (labelled) and the two corners a card read the wrong way round would give (labelled 9). Cards made for
+the middle views (``--middle-cards``) add the card's middle as ``Scanner.scan`` step 3 reads it
+(``centre_region``), both ways up: labelled with the card's code when the card prints a big index there, the right
+way up ("centre" layout), and 9 otherwise (the middle of any other card; the big index upside down, unless the
+code reads the same turned round, as 0H / 1H / 8H can).
 
 Calibration: one temperature (rank and letter logits divided by T) fitted on crops of the ``calibration`` font
 split only; the reliability table of the calibrated reader is written beside the model.
@@ -130,7 +134,7 @@ def normalize(crops: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------ data
 def _card_sample(rng, fonts, legacy_share: float = 0.2):
-    """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index)."""
+    """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index, layout)."""
     from vision.decks.render import random_style, render_card
 
     style_rng = np.random.default_rng(int(rng.integers(1 << 62)))
@@ -139,7 +143,7 @@ def _card_sample(rng, fonts, legacy_share: float = 0.2):
     face, _ = render_card(rank, LETTERS[lt], style, 4.0)
     img, quad, _M = camera_view(rng, face)
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    return gray, quad, rank, lt
+    return gray, quad, rank, lt, style.layout
 
 
 def camera_view(rng, face: np.ndarray, surfaces=None):
@@ -204,15 +208,18 @@ def _noisy(quad, rng):
     return (quad + rng.normal(0, sd * short, (4, 2))).astype(np.float32)
 
 
+SYMMETRIC_CODES = {(0, 7), (1, 7), (8, 7)}  # (rank, letter): "0H", "1H", "8H" can read the same turned round
+
+
 def _crops_chunk(args):
-    seed, n, split = args
+    seed, n, split, middle = args
     from vision.fonts import split_fonts
 
     fonts = split_fonts(split)
     rng = np.random.default_rng(seed)
     C, R, L = [], [], []
     for _ in range(n):
-        gray, quad, rank, lt = _card_sample(rng, fonts)
+        gray, quad, rank, lt, layout = _card_sample(rng, fonts)
         q = _noisy(quad, rng)
         for reg in corner_regions(q):
             C.append(crop_region(gray, reg))
@@ -222,12 +229,21 @@ def _crops_chunk(args):
             C.append(crop_region(gray, reg))
             R.append(9)
             L.append(-100)
+        if middle:  # the card's middle, both ways up (Scanner.scan step 3)
+            big = layout == "centre"
+            for turn in (0, 2):
+                if big and turn and (rank, lt) in SYMMETRIC_CODES:
+                    continue
+                C.append(crop_region(gray, centre_region(np.roll(q, -turn, axis=0))))
+                R.append(rank if big and not turn else 9)
+                L.append(lt if big and not turn else -100)
     return np.stack(C), np.array(R, np.int64), np.array(L, np.int64)
 
 
-def gen_corner_crops(n_cards: int, seed: int, split: str = "train", workers: int = 1):
-    """Corner crops of ``n_cards`` synthetic cards in faces of font split ``split``: (X uint8 [N,H,W], R, L)."""
-    chunks = [(seed * 1000 + k, min(500, n_cards - k * 500), split) for k in range((n_cards + 499) // 500)]
+def gen_corner_crops(n_cards: int, seed: int, split: str = "train", workers: int = 1, middle: bool = False):
+    """Corner crops of ``n_cards`` synthetic cards in faces of font split ``split``: (X uint8 [N,H,W], R, L).
+    ``middle``: each card's middle both ways up too (see the module's text)."""
+    chunks = [(seed * 1000 + k, min(500, n_cards - k * 500), split, middle) for k in range((n_cards + 499) // 500)]
     if workers > 1 and len(chunks) > 1:
         import multiprocessing as mp
 
@@ -480,11 +496,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.corner", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cards", type=int, default=30000, help="training cards (4 crops each)")
+    ap.add_argument("--middle-cards", type=int, default=0,
+                    help="more training cards whose middles are read too (6 crops each; Scanner.scan step 3)")
     ap.add_argument("--calib-cards", type=int, default=3000)
     ap.add_argument("--steps", type=int, default=6000)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None, help="default models/")
+    ap.add_argument("--name", default="corner_reader",
+                    help="the files' name: corner_reader, or middle_reader (a continuation with --middle-cards that "
+                         "Scanner.scan step 3 reads a card's middle with)")
     ap.add_argument("--work", default=None, help="crop cache folder (default out/train)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
     ap.add_argument("--init", default=None, help="continue from this corner_reader.pt or .onnx")
@@ -497,9 +518,10 @@ def main(argv=None) -> int:
     work = Path(a.work) if a.work else root / "out" / "train"
     if a.smoke:
         a.cards, a.calib_cards, a.steps, a.batch, a.workers = 20, 10, 3, 16, 1
+        a.middle_cards = min(a.middle_cards, 10)
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
-    rep = {"recipe": {"cards": a.cards, "steps": a.steps, "batch": a.batch, "lr": a.lr,
+    rep = {"recipe": {"name": a.name, "cards": a.cards, "middle_cards": a.middle_cards, "steps": a.steps, "batch": a.batch, "lr": a.lr,
                       "init": Path(a.init).name if a.init else None}}
     t0 = time.time()
     cache = work / f"corner_train_{a.cards}.npz"
@@ -510,10 +532,20 @@ def main(argv=None) -> int:
         C, R, L = gen_corner_crops(a.cards, seed=1, split="train", workers=a.workers)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
+    if a.middle_cards:
+        mcache = work / f"corner_middle_{a.middle_cards}.npz"
+        if mcache.exists() and not a.smoke:
+            z = np.load(mcache)
+            Cm, Rm, Lm = z["C"], z["R"], z["L"]
+        else:
+            Cm, Rm, Lm = gen_corner_crops(a.middle_cards, seed=4, split="train", workers=a.workers, middle=True)
+            if not a.smoke:
+                np.savez(mcache, C=Cm, R=Rm, L=Lm)
+        C, R, L = np.concatenate([C, Cm]), np.concatenate([R, Rm]), np.concatenate([L, Lm])
     rep["train_crops"] = int(len(C))
     rep["gen_s"] = round(time.time() - t0, 1)
     t0 = time.time()
-    onnx_path = out / "corner_reader.onnx"
+    onnx_path = out / f"{a.name}.onnx"
     net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch, threads=a.threads, lr=a.lr,
                 init=Path(a.init) if a.init else None, checkpoint=None if a.smoke else work / "corner_train.ckpt")
     rep["train_s"] = round(time.time() - t0, 1)
@@ -527,10 +559,10 @@ def main(argv=None) -> int:
     rep["calibration"] = evaluate_crops(onnx_path, Xc, Rc, Lc)
     t0 = time.time()
     rng = np.random.default_rng(3)
-    quantize(onnx_path, out / "corner_reader.int8.onnx", normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+    quantize(onnx_path, out / f"{a.name}.int8.onnx", normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
     rep["quantize_s"] = round(time.time() - t0, 1)
-    rep["calibration_int8"] = evaluate_crops(out / "corner_reader.int8.onnx", Xc, Rc, Lc)
-    (out / "corner_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    rep["calibration_int8"] = evaluate_crops(out / f"{a.name}.int8.onnx", Xc, Rc, Lc)
+    (out / f"{a.name}.json").write_text(json.dumps(rep, indent=1) + "\n")
     print(json.dumps({k: v for k, v in rep.items() if k != "calibration"}))
     for k in ("calibration", "calibration_int8"):
         print(k, json.dumps({a: b for a, b in rep[k].items() if a != "reliability"}))

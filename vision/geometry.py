@@ -64,62 +64,80 @@ def image_gradients(gray: np.ndarray):
 def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 0.08,
               max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
               reach_px: int | None = None) -> tuple[np.ndarray, float]:
-    """Move each side of an approximate card quad onto the strongest straight edge near it.
+    """Move each side of an approximate card quad onto the strongest straight edge near it (``snap_quads`` for
+    one quad). Returns (quad, score), or the input and -inf when the fit is implausible."""
+    q, sc = snap_quads(gx, gy, np.asarray(quad)[None], search, max_turn, turn_step, step, samples, reach_px)
+    return q[0], float(sc[0])
+
+
+def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float = 0.08,
+               max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
+               reach_px: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Move each side of each approximate card quad (K x 4 x 2) onto the strongest straight edge near it.
 
     Each side is tried at offsets up to ``search`` x the card's short side along its normal and at turns up
     to ``max_turn`` degrees (offsets ``step`` px apart, or within ``reach_px`` when given; ``samples`` points
     along the side); the score is the gradient across the line (the card's outline is one straight
     edge, paper brighter inside). The four fitted lines are intersected, which recovers the perspective quad.
-    Returns (quad, score): the mean of the four sides' scores, or the input and -inf when the fit is
-    implausible.
-    """
+    Returns (K x 4 x 2 quads, K scores): a score is the mean of the four sides' scores, or -inf (and the input
+    quad) when the fit is implausible. All K quads are tried in one pass over the gradients (several starts for
+    one card cost little more than one)."""
     h, w = gx.shape
-    quad = quad.astype(np.float32)
-    ctr = quad.mean(0)
-    short = min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
-    R = reach_px if reach_px is not None else max(3, int(round(search * short)))
-    offs = np.arange(-R, R + step / 2, step, dtype=np.float32)
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    K = len(quads)
+    ctr = quads.mean(1)  # K x 2
+    short = np.minimum(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1), np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1))
+    if reach_px is not None:
+        R = np.full(K, reach_px, np.float32)
+    else:
+        R = np.maximum(3, np.rint(search * short)).astype(np.float32)
+    n_off = np.floor((2 * R + step / 2) / step).astype(np.int64) + 1  # len(arange(-R, R + step / 2, step))
+    offs = -R[:, None] + step * np.arange(int(n_off.max()), dtype=np.float32)[None]  # K x O (padded)
+    valid = np.arange(offs.shape[1])[None] < n_off[:, None]
     angs = np.radians(np.arange(-max_turn, max_turn + turn_step / 2, turn_step, dtype=np.float32))
+    A = len(angs)
     s = np.linspace(-0.35, 0.35, samples, dtype=np.float32)
-    P = quad
-    Q = np.roll(quad, -1, axis=0)
-    mid = (P + Q) / 2  # 4 x 2
-    L = np.linalg.norm(Q - P, axis=1)  # 4
-    t0 = (Q - P) / np.maximum(L, 1e-6)[:, None]
-    ca, sa = np.cos(angs), np.sin(angs)  # A
-    t = np.stack([t0[:, None, 0] * ca - t0[:, None, 1] * sa, t0[:, None, 0] * sa + t0[:, None, 1] * ca], -1)  # 4 x A x 2
+    P = quads
+    Q = np.roll(quads, -1, axis=1)
+    mid = (P + Q) / 2  # K x 4 x 2
+    L = np.linalg.norm(Q - P, axis=2)  # K x 4
+    t0 = (Q - P) / np.maximum(L, 1e-6)[..., None]
+    ca, sa = np.cos(angs), np.sin(angs)
+    t = np.stack([t0[..., None, 0] * ca - t0[..., None, 1] * sa, t0[..., None, 0] * sa + t0[..., None, 1] * ca], -1)  # K x 4 x A x 2
     n = np.stack([t[..., 1], -t[..., 0]], -1)
-    sign = np.sign(((mid - ctr) * n[:, len(angs) // 2]).sum(1))
+    sign = np.sign(((mid - ctr[:, None]) * n[:, :, A // 2]).sum(-1))  # K x 4
     sign[sign == 0] = 1.0
-    n = n * sign[:, None, None]
-    pts = (mid[:, None, None, None] + (s[None, None, None, :, None] * L[:, None, None, None, None]) * t[:, :, None, None, :]
-           + offs[None, None, :, None, None] * n[:, :, None, None, :])  # 4 x A x O x S x 2
+    n = n * sign[..., None, None]
+    pts = (mid[:, :, None, None, None] + (s[:, None] * L[..., None, None, None, None]) * t[:, :, :, None, None, :]
+           + offs[:, None, None, :, None, None] * n[:, :, :, None, None, :])  # K x 4 x A x O x S x 2
     xi = np.clip(np.rint(pts[..., 0]).astype(np.int32), 0, w - 1)
     yi = np.clip(np.rint(pts[..., 1]).astype(np.int32), 0, h - 1)
     flat = yi * w + xi
-    gn = np.take(gx, flat) * n[:, :, None, None, 0] + np.take(gy, flat) * n[:, :, None, None, 1]
+    gn = np.take(gx, flat) * n[:, :, :, None, None, 0] + np.take(gy, flat) * n[:, :, :, None, None, 1]
     m = gn.mean(-1)
     sd = np.sqrt(np.maximum((gn * gn).mean(-1) - m * m, 0))
-    score = -m - 0.5 * sd  # 4 x A x O: paper brighter inside, strong and consistent
-    lines = []
-    total = 0.0
-    for i in range(4):
-        a, o = np.unravel_index(int(score[i].argmax()), score[i].shape)
-        lines.append((mid[i] + offs[o] * n[i, a], t[i, a]))
-        total += float(score[i, a, o]) / 4
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[(i - 1) % 4], lines[i]
-        A = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]], np.float32)
-        if abs(np.linalg.det(A)) < 1e-3:
-            return quad, -np.inf
-        k = np.linalg.solve(A, p2 - p1)
-        out.append(p1 + k[0] * d1)
-    out = np.array(out, np.float32)
-    a0, a1 = abs(cv2.contourArea(quad)), abs(cv2.contourArea(out))
-    if not (0.75 < a1 / max(a0, 1) < 1.33) or np.abs(out - quad).max() > 2.5 * R + 0.1 * short:
-        return quad, -np.inf
-    return out, total
+    score = -m - 0.5 * sd  # K x 4 x A x O: paper brighter inside, strong and consistent
+    score = np.where(valid[:, None, None, :], score, -np.inf)
+    best = score.reshape(K, 4, -1).argmax(-1)  # K x 4
+    a, o = np.divmod(best, offs.shape[1])
+    kk, ii = np.arange(K)[:, None], np.arange(4)[None]
+    total = score[kk, ii, a, o].mean(1)  # K
+    d = t[kk, ii, a]  # K x 4 x 2: each side's fitted line, a point and a direction
+    p = mid + offs[kk, o][..., None] * n[kk, ii, a]
+    p1, d1 = np.roll(p, 1, axis=1), np.roll(d, 1, axis=1)  # corner i joins side i - 1 and side i
+    det = d1[..., 1] * d[..., 0] - d1[..., 0] * d[..., 1]
+    diff = p - p1
+    k1 = (diff[..., 1] * d[..., 0] - diff[..., 0] * d[..., 1]) / np.where(np.abs(det) < 1e-3, 1.0, det)
+    out = (p1 + k1[..., None] * d1).astype(np.float32)
+
+    def area(q):  # shoelace, K quads
+        x, y = q[..., 0].astype(np.float64), q[..., 1].astype(np.float64)
+        return np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(1)) / 2
+
+    ratio = area(out) / np.maximum(area(quads), 1)
+    ok = ((np.abs(det) >= 1e-3).all(1) & (ratio > 0.75) & (ratio < 1.33)
+          & (np.abs(out - quads).reshape(K, -1).max(1) <= 2.5 * R + 0.1 * short))
+    return np.where(ok[:, None, None], out, quads), np.where(ok, total, -np.inf)
 
 
 def card_index_quads(card_quad: np.ndarray) -> list[np.ndarray]:

@@ -354,12 +354,15 @@ def main(argv=None) -> int:
     ap.add_argument("--reader-steps", type=int, default=9000)
     ap.add_argument("--only", choices=["det", "quantize", "reader", "corner", "decks"], default=None,
                     help="one part: det (train, export, quantize), quantize (both committed models), reader (train, "
-                    "quantize), corner (the corner reader: vision/corner.py, font families of the train split), decks "
+                    "quantize), corner (the corner reader: vision/corner.py, font families of the train split; then the middle reader), decks "
                     "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
     ap.add_argument("--decks-scenes", type=int, default=350, help="font-family scenes for --only decks (+ 300 own)")
     ap.add_argument("--decks-hours", type=float, default=0.15)
     ap.add_argument("--corner-cards", type=int, default=30000)
     ap.add_argument("--corner-steps", type=int, default=6000)
+    ap.add_argument("--middle-cards", type=int, default=24000,
+                    help="the middle reader: the corner reader continued with this many more cards whose middles are read")
+    ap.add_argument("--middle-steps", type=int, default=8000)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
     ap.add_argument("--det-name", default="det")
     ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
@@ -437,6 +440,14 @@ def main(argv=None) -> int:
         corner_main((["--smoke"] if args.smoke else ["--cards", str(args.corner_cards), "--steps", str(args.corner_steps)])
                     + ["--out", str(out), "--work", str(work)])
         report["corner_s"] = round(time.time() - t0, 1)
+        # the middle reader (Scanner.scan step 3 reads a card's middle with it): the corner reader just trained,
+        # continued on its cards and as many more whose middles are read as well
+        t0 = time.time()
+        corner_main((["--smoke", "--middle-cards", "10"] if args.smoke else
+                     ["--cards", str(args.corner_cards), "--middle-cards", str(args.middle_cards), "--steps",
+                      str(args.middle_steps), "--batch", "128", "--lr", "1e-3"])
+                    + ["--init", str(out / "corner_reader.onnx"), "--name", "middle_reader", "--out", str(out), "--work", str(work)])
+        report["middle_s"] = round(time.time() - t0, 1)
     (out / f"train_report{'_' + args.only if args.only else ''}.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
     return 0

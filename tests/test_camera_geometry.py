@@ -1,0 +1,58 @@
+"""The edge snapper that finds a card's outline (vision.geometry.snap_quads, used by vision.detect.card_outline)."""
+
+import cv2
+import numpy as np
+
+from vision.geometry import image_gradients, rect_corners, snap_quad, snap_quads
+
+
+def _card_image(rng, cx=150.0, cy=150.0, w=90.0, h=126.0, a=0.3):
+    img = (rng.random((300, 300)) * 60).astype(np.uint8)
+    true = rect_corners(cx, cy, w, h, a)
+    cv2.fillConvexPoly(img, np.rint(true).astype(np.int32), 210)
+    return cv2.GaussianBlur(img, (0, 0), 1.0), true
+
+
+def _corner_error(q, true):
+    return float(np.abs(q - true).max())  # the same corner order: starts are near the truth
+
+
+def test_snapper_finds_the_cards_edges_from_rough_starts():
+    rng = np.random.default_rng(5)
+    img, true = _card_image(rng)
+    gx, gy = image_gradients(img)
+    starts = np.stack([rect_corners(150 + dx, 150 + dy, 90 * g, 126 * g, 0.3 + da)
+                       for dx, dy, g, da in ((6, -4, 0.93, 0.12), (-5, 3, 1.06, -0.15), (2, 2, 1.0, 0.2))])
+    assert max(_corner_error(q, true) for q in starts) > 8  # the starts are well off the card
+    wide, ws = snap_quads(gx, gy, starts, 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
+    fine, fs = snap_quads(gx, gy, wide, max_turn=3.0, turn_step=1.0, reach_px=3)
+    assert np.isfinite(ws).all() and np.isfinite(fs).all()
+    for q in fine:
+        assert _corner_error(q, true) < 2.5  # 1-degree turns: ~2 px at a side's ends
+
+
+def test_snapping_several_starts_at_once_is_snapping_each():
+    rng = np.random.default_rng(9)
+    for trial in range(20):
+        img, true = _card_image(rng, w=rng.uniform(60, 110), h=rng.uniform(90, 150), a=rng.uniform(0, 3))
+        gx, gy = image_gradients(img)
+        starts = [q + rng.normal(0, 4, (4, 2)).astype(np.float32) for q in (true, true, true)]
+        starts.append((true - 150) * 0.5 + 150)  # half the size: no plausible fit
+        for kw in ({"search": 0.12, "max_turn": 16.0, "turn_step": 4.0, "step": 2.0, "samples": 20},
+                   {"max_turn": 3.0, "turn_step": 1.0, "reach_px": 3}):
+            qs, ss = snap_quads(gx, gy, np.stack(starts), **kw)
+            for k, st in enumerate(starts):
+                q1, s1 = snap_quad(gx, gy, st, **kw)
+                assert (s1 == -np.inf) == (ss[k] == -np.inf)
+                assert np.allclose(q1, qs[k], atol=1e-3)
+                if s1 > -np.inf:
+                    assert abs(s1 - ss[k]) <= 1e-4 * max(1.0, abs(s1))
+
+
+def test_an_implausible_fit_gives_back_the_start():
+    rng = np.random.default_rng(2)
+    img, true = _card_image(rng)
+    gx, gy = image_gradients(img)
+    small = ((true - 150) * 0.45 + 150).astype(np.float32)  # a start far inside the card: no edge within reach
+    q, s = snap_quad(gx, gy, small, 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
+    assert s == -np.inf and np.array_equal(q, small)
