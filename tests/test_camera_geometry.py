@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from vision.geometry import image_gradients, rect_corners, snap_quad, snap_quads
+from vision.geometry import image_gradients, rect_corners, snap_quads
 
 
 def _card_image(rng, cx=150.0, cy=150.0, w=90.0, h=126.0, a=0.3):
@@ -42,7 +42,8 @@ def test_snapping_several_starts_at_once_is_snapping_each():
                    {"max_turn": 3.0, "turn_step": 1.0, "reach_px": 3}):
             qs, ss = snap_quads(gx, gy, np.stack(starts), **kw)
             for k, st in enumerate(starts):
-                q1, s1 = snap_quad(gx, gy, st, **kw)
+                q1, s1 = snap_quads(gx, gy, st[None], **kw)  # one start on its own
+                q1, s1 = q1[0], float(s1[0])
                 assert (s1 == -np.inf) == (ss[k] == -np.inf)
                 assert np.allclose(q1, qs[k], atol=1e-3)
                 if s1 > -np.inf:
@@ -54,5 +55,5 @@ def test_an_implausible_fit_gives_back_the_start():
     img, true = _card_image(rng)
     gx, gy = image_gradients(img)
     small = ((true - 150) * 0.45 + 150).astype(np.float32)  # a start far inside the card: no edge within reach
-    q, s = snap_quad(gx, gy, small, 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
-    assert s == -np.inf and np.array_equal(q, small)
+    q, s = snap_quads(gx, gy, small[None], 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
+    assert s[0] == -np.inf and np.array_equal(q[0], small)

@@ -61,15 +61,6 @@ def image_gradients(gray: np.ndarray):
     return cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
 
 
-def snap_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 0.08,
-              max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
-              reach_px: int | None = None) -> tuple[np.ndarray, float]:
-    """Move each side of an approximate card quad onto the strongest straight edge near it (``snap_quads`` for
-    one quad). Returns (quad, score), or the input and -inf when the fit is implausible."""
-    q, sc = snap_quads(gx, gy, np.asarray(quad)[None], search, max_turn, turn_step, step, samples, reach_px)
-    return q[0], float(sc[0])
-
-
 def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float = 0.08,
                max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
                reach_px: int | None = None) -> tuple[np.ndarray, np.ndarray]:
