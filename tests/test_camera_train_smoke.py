@@ -85,3 +85,33 @@ def test_corner_training_cut_off_goes_on_from_its_checkpoint(tmp_path):
     assert not ck.exists()
     a, b = whole.state_dict(), again.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_reader_with_extra_convolutions_starts_from_one_without_them_reading_the_same(tmp_path):
+    """``make_net(extra=1)`` warm-started from the committed reader (``load_onnx_weights``): the new convolutions
+    start as the identity, so before any training it gives the committed reader's logits; exported, its onnx is
+    recognised as ``extra`` 1 and loads back into the same architecture."""
+    import torch
+
+    from vision.corner import CORNER_H, CORNER_W, export, load_onnx_weights, logits, make_net, onnx_extra
+
+    committed = ROOT / "models" / "corner_reader.onnx"
+    base_extra = onnx_extra(committed)
+    deep = make_net(extra=base_extra + 1)
+    load_onnx_weights(deep, committed)
+    deep.eval()
+    X = np.random.default_rng(0).uniform(-1, 1, (6, 1, CORNER_H, CORNER_W)).astype(np.float32)
+    zr, zl, _ = logits(committed, X)
+    T = json.loads((ROOT / "models" / "corner_reader.json").read_text())["temperature"]
+    with torch.no_grad():
+        dr, dl, _ = deep(torch.from_numpy(X))
+    assert np.allclose(dr.numpy(), zr * T, atol=1e-3) and np.allclose(dl.numpy(), zl * T, atol=1e-3)
+    with torch.no_grad():  # a convolution that is not the identity changes the reads: the check above can fail
+        deep.f[deep.extra[-1]][0].weight.mul_(0.5)
+        assert not np.allclose(deep(torch.from_numpy(X))[0].numpy(), zr * T, atol=1e-3)
+    export(deep, tmp_path / "deep.onnx")
+    assert onnx_extra(tmp_path / "deep.onnx") == base_extra + 1
+    again = make_net(extra=base_extra + 1)
+    load_onnx_weights(again, tmp_path / "deep.onnx")
+    with pytest.raises(ValueError, match="convolutions"):
+        load_onnx_weights(make_net(extra=base_extra + 3), tmp_path / "deep.onnx")

@@ -256,9 +256,12 @@ def gen_corner_crops(n_cards: int, seed: int, split: str = "train", workers: int
 
 
 # ------------------------------------------------------------------ model
-def make_net(in_ch: int = 1, n_rank: int = 10, n_letter: int = 8):
+def make_net(in_ch: int = 1, n_rank: int = 10, n_letter: int = 8, extra: int = 0):
     """The corner reader's CNN: ``in_ch`` input channels (1: grey, 3: colour), heads of ``n_rank`` classes (the
-    last one "no index upright here") and ``n_letter`` classes (the Pirate's Bluff letter, or a deck's suit)."""
+    last one "no index upright here") and ``n_letter`` classes (the Pirate's Bluff letter, or a deck's suit).
+    ``extra``: that many more convolutions at each of the two smallest scales (14 x 10 and 7 x 5), where a block
+    costs little; ``net.extra`` lists their places in ``net.f`` (``load_onnx_weights`` can start them from a
+    reader without them)."""
     import torch
     import torch.nn as nn
 
@@ -268,12 +271,18 @@ def make_net(in_ch: int = 1, n_rank: int = 10, n_letter: int = 8):
     class CornerReader(nn.Module):
         def __init__(self):
             super().__init__()
-            self.f = nn.Sequential(
-                block(in_ch, 16), block(16, 16), nn.MaxPool2d(2),  # 28 x 21
-                block(16, 32), block(32, 32), nn.MaxPool2d(2),  # 14 x 10
-                block(32, 64), block(64, 64), nn.MaxPool2d(2),  # 7 x 5
-                block(64, 128),
-            )
+            layers = [block(in_ch, 16), block(16, 16), nn.MaxPool2d(2),  # 28 x 21
+                      block(16, 32), block(32, 32), nn.MaxPool2d(2),  # 14 x 10
+                      block(32, 64), block(64, 64)]
+            self.extra = []
+            for _ in range(extra):
+                self.extra.append(len(layers))
+                layers.append(block(64, 64))
+            layers += [nn.MaxPool2d(2), block(64, 128)]  # 7 x 5
+            for _ in range(extra):
+                self.extra.append(len(layers))
+                layers.append(block(128, 128))
+            self.f = nn.Sequential(*layers)
             self.drop = nn.Dropout(0.1)
             self.rank = nn.Linear(256, n_rank)
             self.letter = nn.Linear(256, n_letter)
@@ -285,6 +294,16 @@ def make_net(in_ch: int = 1, n_rank: int = 10, n_letter: int = 8):
             return self.rank(h), self.letter(h), feat
 
     return CornerReader()
+
+
+def onnx_extra(onnx_path: Path) -> int:
+    """``make_net``'s ``extra`` of an exported reader (from its number of convolutions)."""
+    import onnx
+
+    n = sum(node.op_type == "Conv" for node in onnx.load(str(onnx_path)).graph.node)
+    if n < 7 or (n - 7) % 2:
+        raise ValueError(f"{onnx_path}: {n} convolutions is no corner reader")
+    return (n - 7) // 2
 
 
 def _augment(xb, rng):
@@ -371,8 +390,16 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
     w = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
     convs = [n for n in m.graph.node if n.op_type == "Conv"]
     pairs = [(blk[0], blk[1]) for blk in net.f if isinstance(blk, torch.nn.Sequential)]
-    if len(pairs) != len(convs):
-        raise ValueError(f"{onnx_path}: {len(convs)} convolutions, the reader has {len(pairs)}")
+    if len(pairs) != len(convs):  # a reader without the extra convolutions: those start as the identity
+        base = [(blk[0], blk[1]) for k, blk in enumerate(net.f) if isinstance(blk, torch.nn.Sequential) and k not in net.extra]
+        if len(base) != len(convs):
+            raise ValueError(f"{onnx_path}: {len(convs)} convolutions, the reader has {len(pairs)}")
+        with torch.no_grad():
+            for k in net.extra:
+                torch.nn.init.dirac_(net.f[k][0].weight)
+                net.f[k][1].reset_parameters()
+                net.f[k][1].reset_running_stats()
+        pairs = base
     rep = onnx_path.with_suffix(".json")
     T = float(json.loads(rep.read_text()).get("temperature", 1.0)) if rep.exists() else 1.0
     with torch.no_grad():
@@ -511,6 +538,9 @@ def main(argv=None) -> int:
     ap.add_argument("--init", default=None, help="continue from this corner_reader.pt or .onnx")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=0, help="batch order seed")
+    ap.add_argument("--extra", type=int, default=0,
+                    help="more convolutions at the two smallest scales (make_net's extra; with --init of a reader "
+                         "without them they start as the identity)")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     root = Path(__file__).resolve().parent.parent
@@ -522,7 +552,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
     rep = {"recipe": {"name": a.name, "cards": a.cards, "middle_cards": a.middle_cards, "steps": a.steps, "batch": a.batch, "lr": a.lr,
-                      "init": Path(a.init).name if a.init else None}}
+                      "init": Path(a.init).name if a.init else None, "extra": a.extra}}
     t0 = time.time()
     cache = work / f"corner_train_{a.cards}.npz"
     if cache.exists() and not a.smoke:
@@ -547,7 +577,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     onnx_path = out / f"{a.name}.onnx"
     net = train(normalize(C), R, L, a.steps, onnx_path, batch=a.batch, threads=a.threads, lr=a.lr,
-                init=Path(a.init) if a.init else None, checkpoint=None if a.smoke else work / "corner_train.ckpt")
+                init=Path(a.init) if a.init else None, net_kw={"extra": a.extra}, checkpoint=None if a.smoke else work / "corner_train.ckpt")
     rep["train_s"] = round(time.time() - t0, 1)
     # temperature on the calibration font split only
     Cc, Rc, Lc = gen_corner_crops(a.calib_cards, seed=2, split="calibration", workers=a.workers)

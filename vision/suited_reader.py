@@ -666,9 +666,10 @@ def warm_start(deck: str, pirates_onnx: Path, out_pt: Path) -> Path:
     grey weights (BGR 0.114, 0.587, 0.299); the heads start fresh. Written as a state dict for ``corner.train``."""
     import torch
 
-    grey = cr.make_net()
+    extra = cr.onnx_extra(pirates_onnx)  # the deck's reader takes the Pirate's Bluff reader's depth
+    grey = cr.make_net(extra=extra)
     cr.load_onnx_weights(grey, pirates_onnx)
-    net = cr.make_net(**net_kw(deck))
+    net = cr.make_net(**net_kw(deck, extra))
     sd = net.state_dict()
     for k, v in grey.state_dict().items():
         if k.startswith(("rank.", "letter.")):
@@ -691,13 +692,13 @@ def go_on_from(pt: Path, report: Path | None, out_pt: Path) -> Path:
     return out_pt
 
 
-def measure_step_s(deck: str, batch: int, threads: int, steps: int = 12) -> float:
+def measure_step_s(deck: str, batch: int, threads: int, extra: int = 0, steps: int = 12) -> float:
     """Seconds per training step of the deck's reader on this machine now (random input, after 3 warm steps)."""
     import torch
     import torch.nn.functional as F
 
     torch.set_num_threads(threads)
-    kw = net_kw(deck)
+    kw = net_kw(deck, extra)
     net = cr.make_net(**kw)
     opt = torch.optim.AdamW(net.parameters(), 1e-3)
     x = torch.randn(batch, 3, cr.CORNER_H, cr.CORNER_W)
@@ -714,9 +715,17 @@ def measure_step_s(deck: str, batch: int, threads: int, steps: int = 12) -> floa
     return (time.perf_counter() - t0) / steps
 
 
-def net_kw(deck: str) -> dict:
+def net_kw(deck: str, extra: int = 0) -> dict:
     codes = deck_codes(deck)
-    return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits)}
+    return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits), "extra": extra}
+
+
+def state_extra(pt: Path) -> int:
+    """``make_net``'s ``extra`` of a saved state dict (from its number of convolutions)."""
+    import torch
+
+    n = sum(1 for k, v in torch.load(str(pt)).items() if k.startswith("f.") and k.endswith(".0.weight") and v.dim() == 4)
+    return (n - 7) // 2
 
 
 def main(argv=None) -> int:
@@ -797,8 +806,10 @@ def main(argv=None) -> int:
     print(f"{deck}: {len(C)} training views in {rep['gen_s']} s", flush=True)
     if finish_end is not None:
         a.train_budget_s = max(30.0, (finish_end - dt.datetime.now(dt.timezone.utc)).total_seconds() - 150)
+    warm = not a.init and not a.cold and (MODELS / "corner_reader.onnx").exists()
+    extra = state_extra(Path(a.init)) if a.init else cr.onnx_extra(MODELS / "corner_reader.onnx") if warm else 0
     if a.train_budget_s:
-        steps = min(a.steps, max(10, int(a.train_budget_s / (1.1 * measure_step_s(deck, a.batch, a.threads)))))
+        steps = min(a.steps, max(10, int(a.train_budget_s / (1.1 * measure_step_s(deck, a.batch, a.threads, extra)))))
         rep["steps_cut_to_budget"] = {"asked": a.steps, "budget_s": a.train_budget_s, "steps": steps}
         a.steps = rep["recipe"]["steps"] = steps
         print(f"{deck}: {steps} steps fit in {a.train_budget_s:.0f} s", flush=True)
@@ -808,13 +819,13 @@ def main(argv=None) -> int:
     if a.init:
         init = go_on_from(Path(a.init), Path(a.init_report) if a.init_report else None, work / f"{deck}_go_on.pt")
         rep["warm_start"] = f"an earlier run of this recipe ({Path(a.init).name})"
-    elif not a.cold and (MODELS / "corner_reader.onnx").exists():
+    elif warm:
         init = warm_start(deck, MODELS / "corner_reader.onnx", work / f"{deck}_warm_start.pt")
         rep["warm_start"] = "models/corner_reader.onnx (convolutions)"
     else:
         rep["warm_start"] = None
     net = cr.train(cr.normalize(C), R, L, a.steps, onnx_path, batch=a.batch, lr=a.lr, threads=a.threads,
-                   net_kw=net_kw(deck), init=init, log=lambda m: print(f"{deck}: {m}", flush=True),
+                   net_kw=net_kw(deck, extra), init=init, log=lambda m: print(f"{deck}: {m}", flush=True),
                    checkpoint=None if a.smoke else work / f"{deck}_train.ckpt")  # a cut-off run goes on from it
     rep["train_s"] = round(time.time() - t0, 1)
     rep["s_per_step"] = round(rep["train_s"] / max(a.steps, 1), 4)
