@@ -655,6 +655,10 @@ def _index_score(reads) -> float:
     return total
 
 
+OUTLINE_WIDE = dict(search=0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)  # card_outline's two passes
+OUTLINE_FINE = dict(max_turn=3.0, turn_step=1.0, reach_px=3, samples=28)
+
+
 def card_outline(gray, box, hints=(), square: float = 1.25):
     """The card's outline (TL, TR, BR, BL with the long side vertical as far as the image shows) from the
     detector's oriented box ``(cx, cy, w, h, r)``, snapped to the card's edges at full resolution.
@@ -688,8 +692,8 @@ def card_outline(gray, box, hints=(), square: float = 1.25):
         angles.append(a)
         starts.append(rect_corners(cx, cy, short, long_, a))
     # every start snapped at once: a wide pass, then a fine one from where it ended
-    q1, s1 = snap_quads(gx, gy, np.stack(starts), 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
-    q2, s2 = snap_quads(gx, gy, q1, max_turn=3.0, turn_step=1.0, reach_px=3)
+    q1, s1 = snap_quads(gx, gy, np.stack(starts), **OUTLINE_WIDE)
+    q2, s2 = snap_quads(gx, gy, q1, **OUTLINE_FINE)
     fine = s2 > -np.inf
     qs, ss = np.where(fine[:, None, None], q2, q1), np.where(fine, s2, s1)
     best = base if not (ss > -np.inf).any() else qs[int(ss.argmax())]

@@ -61,6 +61,10 @@ def image_gradients(gray: np.ndarray):
     return cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
 
 
+_NEXT = np.array([1, 2, 3, 0])  # a quad's corners: the next one, and the one before
+_PREV = np.array([3, 0, 1, 2])
+
+
 def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float = 0.08,
                max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
                reach_px: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -72,12 +76,14 @@ def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float 
     edge, paper brighter inside). The four fitted lines are intersected, which recovers the perspective quad.
     Returns (K x 4 x 2 quads, K scores): a score is the mean of the four sides' scores, or -inf (and the input
     quad) when the fit is implausible. All K quads are tried in one pass over the gradients (several starts for
-    one card cost little more than one)."""
+    one card cost little more than one; the x and y of the sample points are built apart from a side's
+    points and its offsets, and the big arrays are worked in place)."""
     h, w = gx.shape
     quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     K = len(quads)
-    ctr = quads.mean(1)  # K x 2
-    short = np.minimum(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1), np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1))
+    ctr = quads.mean(1)
+    e1, e3 = quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]
+    short = np.minimum(np.sqrt((e1 * e1).sum(1)), np.sqrt((e3 * e3).sum(1)))
     if reach_px is not None:
         R = np.full(K, reach_px, np.float32)
     else:
@@ -89,33 +95,49 @@ def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float 
     A = len(angs)
     s = np.linspace(-0.35, 0.35, samples, dtype=np.float32)
     P = quads
-    Q = np.roll(quads, -1, axis=1)
-    mid = (P + Q) / 2  # K x 4 x 2
-    L = np.linalg.norm(Q - P, axis=2)  # K x 4
-    t0 = (Q - P) / np.maximum(L, 1e-6)[..., None]
+    Q = quads[:, _NEXT]
+    mid = (P + Q) / 2
+    D = Q - P
+    L = np.sqrt((D * D).sum(2))
+    t0 = D / np.maximum(L, 1e-6)[..., None]
     ca, sa = np.cos(angs), np.sin(angs)
-    t = np.stack([t0[..., None, 0] * ca - t0[..., None, 1] * sa, t0[..., None, 0] * sa + t0[..., None, 1] * ca], -1)  # K x 4 x A x 2
-    n = np.stack([t[..., 1], -t[..., 0]], -1)
-    sign = np.sign(((mid - ctr[:, None]) * n[:, :, A // 2]).sum(-1))  # K x 4
+    tx = t0[..., None, 0] * ca - t0[..., None, 1] * sa  # K x 4 x A
+    ty = t0[..., None, 0] * sa + t0[..., None, 1] * ca
+    nx, ny = ty, -tx  # each side's normal at each turn, turned to point out of the card
+    sign = np.sign((mid[..., 0] - ctr[:, None, 0]) * nx[:, :, A // 2] + (mid[..., 1] - ctr[:, None, 1]) * ny[:, :, A // 2])
     sign[sign == 0] = 1.0
-    n = n * sign[..., None, None]
-    pts = (mid[:, :, None, None, None] + (s[:, None] * L[..., None, None, None, None]) * t[:, :, :, None, None, :]
-           + offs[:, None, None, :, None, None] * n[:, :, :, None, None, :])  # K x 4 x A x O x S x 2
-    xi = np.clip(np.rint(pts[..., 0]).astype(np.int32), 0, w - 1)
-    yi = np.clip(np.rint(pts[..., 1]).astype(np.int32), 0, h - 1)
-    flat = yi * w + xi
-    gn = np.take(gx, flat) * n[:, :, :, None, None, 0] + np.take(gy, flat) * n[:, :, :, None, None, 1]
+    nx, ny = nx * sign[..., None], ny * sign[..., None]
+    sl = (s * L[..., None])[:, :, None, :]  # K x 4 x 1 x S: the sample points' places along each side
+    bx = mid[..., 0, None, None] + sl * tx[..., None]  # K x 4 x A x S
+    by = mid[..., 1, None, None] + sl * ty[..., None]
+    ox = offs[:, None, None, :] * nx[..., None]  # K x 4 x A x O
+    oy = offs[:, None, None, :] * ny[..., None]
+    px = bx[:, :, :, None, :] + ox[..., None]  # K x 4 x A x O x S
+    py = by[:, :, :, None, :] + oy[..., None]
+    xi = np.rint(px, out=px).astype(np.int32)
+    np.clip(xi, 0, w - 1, out=xi)
+    flat = np.rint(py, out=py).astype(np.int32)
+    np.clip(flat, 0, h - 1, out=flat)
+    flat *= w
+    flat += xi
+    gn = np.take(gx, flat)
+    gn *= nx[..., None, None]
+    gy_n = np.take(gy, flat)
+    gy_n *= ny[..., None, None]
+    gn += gy_n
     m = gn.mean(-1)
-    sd = np.sqrt(np.maximum((gn * gn).mean(-1) - m * m, 0))
+    gn *= gn
+    sd = np.sqrt(np.maximum(gn.mean(-1) - m * m, 0))
     score = -m - 0.5 * sd  # K x 4 x A x O: paper brighter inside, strong and consistent
     score = np.where(valid[:, None, None, :], score, -np.inf)
     best = score.reshape(K, 4, -1).argmax(-1)  # K x 4
     a, o = np.divmod(best, offs.shape[1])
     kk, ii = np.arange(K)[:, None], np.arange(4)[None]
     total = score[kk, ii, a, o].mean(1)  # K
-    d = t[kk, ii, a]  # K x 4 x 2: each side's fitted line, a point and a direction
-    p = mid + offs[kk, o][..., None] * n[kk, ii, a]
-    p1, d1 = np.roll(p, 1, axis=1), np.roll(d, 1, axis=1)  # corner i joins side i - 1 and side i
+    d = np.stack([tx[kk, ii, a], ty[kk, ii, a]], -1)  # K x 4 x 2: each side's fitted line, a point and a direction
+    nsel = np.stack([nx[kk, ii, a], ny[kk, ii, a]], -1)
+    p = mid + offs[kk, o][..., None] * nsel
+    p1, d1 = p[:, _PREV], d[:, _PREV]  # corner i joins side i - 1 and side i
     det = d1[..., 1] * d[..., 0] - d1[..., 0] * d[..., 1]
     diff = p - p1
     k1 = (diff[..., 1] * d[..., 0] - diff[..., 0] * d[..., 1]) / np.where(np.abs(det) < 1e-3, 1.0, det)
@@ -123,7 +145,7 @@ def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float 
 
     def area(q):  # shoelace, K quads
         x, y = q[..., 0].astype(np.float64), q[..., 1].astype(np.float64)
-        return np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(1)) / 2
+        return np.abs((x * y[:, _NEXT] - x[:, _NEXT] * y).sum(1)) / 2
 
     ratio = area(out) / np.maximum(area(quads), 1)
     ok = ((np.abs(det) >= 1e-3).all(1) & (ratio > 0.75) & (ratio < 1.33)
