@@ -222,3 +222,42 @@ def test_committed_models_stay_small():
         rep = json.loads((MODELS / f"{deck}_reader.json").read_text())
         assert rep["deck"] == deck and rep["thresholds"]["card"] >= 0.5 and rep["reliability_cards"]
     assert sum(sizes.values()) <= 20 * 1024 * 1024
+
+
+def test_real_photo_figures_count_the_detectors_part_and_each_split_apart(tmp_path):
+    """``suited_bench.real_edje`` on a folder laid out as edje-pinochle/ (whole-card boxes, rank only, the
+    source's train / test split), here filled with rendered scenes: a box holding no card is not found; a
+    mislabelled card read by the camera counts as wrong; each split is counted apart and the splits add up."""
+    from vision.suited_bench import real_edje
+    from vision.suited_reader import SuitedScanner
+    from vision.synth.suited import make_deck_scene
+
+    folder = tmp_path / "edje-pinochle"
+    folder.mkdir()
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+    scenes = [make_deck_scene(5, "standard52", "start"), make_deck_scene(6, "standard52", "start")]
+
+    def write(name, scene, split, relabel=None, extra=()):
+        cards = [{"label": (relabel(c.card[:-1]) if relabel else c.card[:-1]) + "?",
+                  "box": [float(v) for v in (*c.quad.min(0), *c.quad.max(0))]} for c in scene.cards]
+        cards += [{"label": "9?", "box": list(b)} for b in extra]
+        cv2.imwrite(str(folder / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        (folder / f"{name}.json").write_text(json.dumps({"image": f"{name}.jpg", "split": split, "cards": cards}))
+
+    write("a", scenes[0], "train")
+    write("b", scenes[1], "test", extra=[(0.0, 0.0, 30.0, 20.0)])  # inside the scene's margin: no card there
+    write("c", scenes[1], "test", relabel=lambda r: ranks[(ranks.index(r) + 5) % 13])
+    st = real_edje(SuitedScanner("standard52"), tmp_path)
+    n0, n1 = len(scenes[0].cards), len(scenes[1].cards)
+    tr, te = st["by_split"]["train"], st["by_split"]["test"]
+    assert (tr["images"], te["images"], st["images"]) == (1, 2, 3)
+    assert (tr["cards"], te["cards"], st["cards"]) == (n0, 2 * n1 + 1, n0 + 2 * n1 + 1)
+    for k in ("found", "right", "wrong_confident", "unread"):
+        assert tr[k] + te[k] == st[k], k
+    for t in (st, tr, te):
+        assert t["right"] + t["wrong_confident"] + t["unread"] == t["cards"]
+    assert tr["found"] == n0 and te["found"] == 2 * n1  # every card is found; the empty box is not
+    assert tr["wrong_confident"] == 0 and tr["right"] >= n0 // 2
+    # photo c: every card the camera names in photo b is named in c too, and is wrong there
+    assert te["right"] >= n1 // 2 and te["wrong_confident"] >= te["right"]
+    assert st["found_pct"] == round(100 * st["found"] / st["cards"], 2)

@@ -110,34 +110,42 @@ def real_bidly(scanner, root: Path, turns: int = 4) -> dict:
 
 
 def real_edje(scanner, root: Path) -> dict:
-    """Whole-card boxes of edje-pinochle/ (rank only): the photo scanned; reads whose centre lies in the box."""
-    st = {"images": 0, "cards": 0, "right": 0, "wrong_confident": 0, "unread": 0}
+    """Whole-card boxes of edje-pinochle/ (rank only): the photo scanned; reads whose centre lies in the box.
+    ``found``: the box holds some read, named or not (the detector's part); ``by_split``: the same counts for the
+    source's own train and test splits (a reader tuned on the train photos is scored on the test photos only)."""
+    def empty():
+        return {"images": 0, "cards": 0, "found": 0, "right": 0, "wrong_confident": 0, "unread": 0}
+
+    st = empty()
+    splits: dict = {}
     for js in sorted((root / "edje-pinochle").glob("*.json")):
         lab = json.loads(js.read_text())
         img = cv2.imread(str(root / "edje-pinochle" / lab["image"]), cv2.IMREAD_COLOR)
         if img is None:
             continue
-        st["images"] += 1
+        sp = splits.setdefault(str(lab.get("split", "none")), empty())
         reads = scanner.scan(img)
+        for t in (st, sp):
+            t["images"] += 1
         for c in lab["cards"]:
             x0, y0, x1, y1 = c["box"]
             rank = c["label"][:-1]
-            st["cards"] += 1
-            said = [r.to_json()["rank"] for r in reads if r.code is not None
-                    and x0 <= r.center[0] <= x1 and y0 <= r.center[1] <= y1]
-            if any(s != rank for s in said):
-                st["wrong_confident"] += 1
-            elif said:
-                st["right"] += 1
-            else:
-                st["unread"] += 1
+            inside = [r for r in reads if x0 <= r.center[0] <= x1 and y0 <= r.center[1] <= y1]
+            said = [r.to_json()["rank"] for r in inside if r.code is not None]
+            outcome = "wrong_confident" if any(s != rank for s in said) else "right" if said else "unread"
+            for t in (st, sp):
+                t["cards"] += 1
+                t["found"] += bool(inside)
+                t[outcome] += 1
+    st["by_split"] = {k: _pcts(v, "cards") for k, v in sorted(splits.items())}
     return _pcts(st, "cards")
 
 
 def _pcts(st: dict, key: str) -> dict:
     n = max(st[key], 1)
-    for k in ("right", "wrong_confident", "unread"):
-        st[f"{k}_pct"] = round(100 * st[k] / n, 2)
+    for k in ("right", "wrong_confident", "unread", "found"):
+        if k in st:
+            st[f"{k}_pct"] = round(100 * st[k] / n, 2)
     return st
 
 
@@ -177,9 +185,10 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
                 b = r[key]
                 out(f"{deck} real bidly/ ({b['indices']} corner indices, rank+suit, {how}): right {b['right_pct']:.1f} "
                     f"%, wrong with confidence {b['wrong_confident_pct']:.2f} %, unread {b['unread_pct']:.1f} %")
-            out(f"{deck} real edje-pinochle/ ({e['cards']} cards in {e['images']} photos, rank only): right "
-                f"{e['right_pct']:.1f} %, wrong with confidence {e['wrong_confident_pct']:.2f} %, unread "
-                f"{e['unread_pct']:.1f} %")
+            for name, t in [("all", e)] + sorted(e["by_split"].items()):
+                out(f"{deck} real edje-pinochle/ {name} ({t['cards']} cards in {t['images']} photos, rank only): found "
+                    f"{t['found_pct']:.1f} %, right {t['right_pct']:.1f} %, wrong with confidence "
+                    f"{t['wrong_confident_pct']:.2f} %, unread {t['unread_pct']:.1f} %")
         res[deck] = r
     return res
 
