@@ -93,10 +93,10 @@ def test_a_reader_with_extra_convolutions_starts_from_one_without_them_reading_t
     recognised as ``extra`` 1 and loads back into the same architecture."""
     import torch
 
-    from vision.corner import CORNER_H, CORNER_W, export, load_onnx_weights, logits, make_net, onnx_extra
+    from vision.corner import CORNER_H, CORNER_W, export, load_onnx_weights, logits, make_net, reader_extra
 
     committed = ROOT / "models" / "corner_reader.onnx"
-    base_extra = onnx_extra(committed)
+    base_extra = reader_extra(committed)
     deep = make_net(extra=base_extra + 1)
     load_onnx_weights(deep, committed)
     deep.eval()
@@ -110,7 +110,8 @@ def test_a_reader_with_extra_convolutions_starts_from_one_without_them_reading_t
         deep.f[deep.extra[-1]][0].weight.mul_(0.5)
         assert not np.allclose(deep(torch.from_numpy(X))[0].numpy(), zr * T, atol=1e-3)
     export(deep, tmp_path / "deep.onnx")
-    assert onnx_extra(tmp_path / "deep.onnx") == base_extra + 1
+    assert reader_extra(tmp_path / "deep.onnx") == base_extra + 1
+    assert reader_extra(tmp_path / "deep.pt") == base_extra + 1  # the state dict export writes beside it
     again = make_net(extra=base_extra + 1)
     load_onnx_weights(again, tmp_path / "deep.onnx")
     with pytest.raises(ValueError, match="convolutions"):

@@ -296,14 +296,25 @@ def make_net(in_ch: int = 1, n_rank: int = 10, n_letter: int = 8, extra: int = 0
     return CornerReader()
 
 
-def onnx_extra(onnx_path: Path) -> int:
-    """``make_net``'s ``extra`` of an exported reader (from its number of convolutions)."""
-    import onnx
+BASE_CONVS = 7  # make_net's convolutions with extra=0
 
-    n = sum(node.op_type == "Conv" for node in onnx.load(str(onnx_path)).graph.node)
-    if n < 7 or (n - 7) % 2:
-        raise ValueError(f"{onnx_path}: {n} convolutions is no corner reader")
-    return (n - 7) // 2
+
+def reader_extra(path: Path) -> int:
+    """``make_net``'s ``extra`` of a saved reader, an exported ``.onnx`` or a state dict (``.pt``), from its
+    number of convolutions."""
+    path = Path(path)
+    if path.suffix == ".onnx":
+        import onnx
+
+        n = sum(node.op_type == "Conv" for node in onnx.load(str(path)).graph.node)
+    else:
+        import torch
+
+        n = sum(1 for k, v in torch.load(str(path)).items()
+                if k.startswith("f.") and k.endswith(".0.weight") and v.dim() == 4)
+    if n < BASE_CONVS or (n - BASE_CONVS) % 2:
+        raise ValueError(f"{path}: {n} convolutions is no corner reader")
+    return (n - BASE_CONVS) // 2
 
 
 def _augment(xb, rng):

@@ -666,7 +666,7 @@ def warm_start(deck: str, pirates_onnx: Path, out_pt: Path) -> Path:
     grey weights (BGR 0.114, 0.587, 0.299); the heads start fresh. Written as a state dict for ``corner.train``."""
     import torch
 
-    extra = cr.onnx_extra(pirates_onnx)  # the deck's reader takes the Pirate's Bluff reader's depth
+    extra = cr.reader_extra(pirates_onnx)  # the deck's reader takes the Pirate's Bluff reader's depth
     grey = cr.make_net(extra=extra)
     cr.load_onnx_weights(grey, pirates_onnx)
     net = cr.make_net(**net_kw(deck, extra))
@@ -718,14 +718,6 @@ def measure_step_s(deck: str, batch: int, threads: int, extra: int = 0, steps: i
 def net_kw(deck: str, extra: int = 0) -> dict:
     codes = deck_codes(deck)
     return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits), "extra": extra}
-
-
-def state_extra(pt: Path) -> int:
-    """``make_net``'s ``extra`` of a saved state dict (from its number of convolutions)."""
-    import torch
-
-    n = sum(1 for k, v in torch.load(str(pt)).items() if k.startswith("f.") and k.endswith(".0.weight") and v.dim() == 4)
-    return (n - 7) // 2
 
 
 def main(argv=None) -> int:
@@ -807,7 +799,7 @@ def main(argv=None) -> int:
     if finish_end is not None:
         a.train_budget_s = max(30.0, (finish_end - dt.datetime.now(dt.timezone.utc)).total_seconds() - 150)
     warm = not a.init and not a.cold and (MODELS / "corner_reader.onnx").exists()
-    extra = state_extra(Path(a.init)) if a.init else cr.onnx_extra(MODELS / "corner_reader.onnx") if warm else 0
+    extra = cr.reader_extra(Path(a.init)) if a.init else cr.reader_extra(MODELS / "corner_reader.onnx") if warm else 0
     if a.train_budget_s:
         steps = min(a.steps, max(10, int(a.train_budget_s / (1.1 * measure_step_s(deck, a.batch, a.threads, extra)))))
         rep["steps_cut_to_budget"] = {"asked": a.steps, "budget_s": a.train_budget_s, "steps": steps}
