@@ -141,6 +141,57 @@ def real_edje(scanner, root: Path) -> dict:
     return _pcts(st, "cards")
 
 
+def edje_train_views(scanner, root: Path, copies: int = 24, seed: int = 0):
+    """Training views for a standard52 reader from edje-pinochle's **train** photos only (its test photos and
+    bidly/ stay for evaluation): each photo scanned by ``scanner``; a labelled box holding exactly one whole-card
+    read, whose centre lies in no other box, gives its two corner regions, each where ``scanner``'s reader finds an
+    index (P(no index) < 0.5), ``copies`` times with the card's corners moved at random (sd 1.5 % of its diagonal)
+    and grown 1-1.25 times from the card's corner. Labels: the rank; the suit is not labelled (-100: no loss).
+    Returns (views uint8 [N, H, W, 3], rank indices, suit indices, counts)."""
+    import vision.corner as cr
+
+    rng = np.random.default_rng(seed)
+    codes = scanner.codes
+    text_rank = {codes.rank_text(k * len(codes.suits)): i for i, k in enumerate(range(len(codes.ranks)))}
+    C, R, n = [], [], {"photos": 0, "boxes": 0, "cards": 0, "corners": 0}
+    for js in sorted((root / "edje-pinochle").glob("*.json")):
+        lab = json.loads(js.read_text())
+        if lab.get("split") != "train":
+            continue
+        img = cv2.imread(str(root / "edje-pinochle" / lab["image"]), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        n["photos"] += 1
+        reads = [r for r in scanner.scan(img) if r.kind == "card"]
+        boxes = [c["box"] for c in lab["cards"]]
+
+        def within(r, b):
+            return b[0] <= r.center[0] <= b[2] and b[1] <= r.center[1] <= b[3]
+
+        for c in lab["cards"]:
+            n["boxes"] += 1
+            inside = [r for r in reads if within(r, c["box"])]
+            if len(inside) != 1 or sum(within(inside[0], b) for b in boxes) != 1:
+                continue
+            q = inside[0].corners.astype(np.float32)
+            regs = cr.corner_regions(q)
+            _p, p_none = scanner.reader.read(img, regs)
+            keep = [k for k in range(2) if p_none[k] < 0.5]
+            if not keep:
+                continue
+            n["cards"] += 1
+            n["corners"] += len(keep)
+            diag = float(np.linalg.norm(q[0] - q[2]))
+            for _ in range(copies):
+                qj = q + rng.normal(0, 0.015 * diag, q.shape).astype(np.float32)
+                rj = cr.corner_regions(qj)
+                for k in keep:
+                    C.append(cr.crop_region(img, cr.grown_from_corner(rj[k], float(rng.uniform(1.0, 1.25)))))
+                    R.append(text_rank[c["label"][:-1]])
+    C = np.stack(C) if C else np.zeros((0, cr.CORNER_H, cr.CORNER_W, 3), np.uint8)
+    return C, np.array(R, np.int64), np.full(len(R), -100, np.int64), n
+
+
 def _pcts(st: dict, key: str) -> dict:
     n = max(st[key], 1)
     for k in ("right", "wrong_confident", "unread", "found"):

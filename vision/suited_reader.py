@@ -465,7 +465,7 @@ class SuitedScanner:
         from vision.detect import _overlap, card_outline, unique_cards
         from vision.geometry import upright_quad
 
-        dets = self.detector(bgr, min(CARD_DET_MIN, INDEX_DET_MIN))
+        dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN))
         cards = sorted([d for d in dets if d[0] == 0 and d[1] >= CARD_DET_MIN], key=lambda d: -d[1])
         idx = [d for d in dets if d[0] == 1 and d[1] >= INDEX_DET_MIN]
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
@@ -751,6 +751,10 @@ def main(argv=None) -> int:
                     "<deck>_reader.pt written beside the float model; its heads are multiplied back by the temperature "
                     "of --init-report)")
     ap.add_argument("--init-report", default=None, help="that run's <deck>_reader.json (its temperature)")
+    ap.add_argument("--real", default=None, metavar="DIR", help="standard52: add views of edje-pinochle's train "
+                    "photos in DIR (../shared/data/real-cards; rank labels, no suit; its test photos are never used), "
+                    "found by the committed scanner (models/)")
+    ap.add_argument("--real-copies", type=int, default=24, help="jittered views per real corner")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     try:
@@ -793,8 +797,21 @@ def main(argv=None) -> int:
         C, R, L = gen_suited_crops(deck, a.cards, seed=11, split="train", workers=a.workers, n_scenes=a.scenes)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
-    rep["train_views"] = int(len(C))
     rep["gen_s"] = round(time.time() - t0, 1)
+    if a.real:
+        from vision.suited_bench import edje_train_views
+
+        root = Path(a.real)
+        if deck != "standard52" or not (root / "edje-pinochle").is_dir():
+            print(f"pirate-table: error: --real {a.real}: needs --deck standard52 and a folder with edje-pinochle/",
+                  file=sys.stderr)
+            return 2
+        Cr, Rr, Lr, counts = edje_train_views(SuitedScanner(deck, threads=a.threads), root, a.real_copies)
+        C, R, L = np.concatenate([C, Cr]), np.concatenate([R, Rr]), np.concatenate([L, Lr])
+        rep["real_train_views"] = {"views": int(len(Cr)), **counts, "copies": a.real_copies,
+                                   "source": "edje-pinochle train split (rank only)"}
+        print(f"{deck}: {len(Cr)} real views from {counts}", flush=True)
+    rep["train_views"] = int(len(C))
     print(f"{deck}: {len(C)} training views in {rep['gen_s']} s", flush=True)
     if finish_end is not None:
         a.train_budget_s = max(30.0, (finish_end - dt.datetime.now(dt.timezone.utc)).total_seconds() - 150)
