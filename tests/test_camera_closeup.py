@@ -43,12 +43,16 @@ def test_a_close_up_frame_is_detected_again_shrunk_to_the_trained_card_size():
     plain = det(img)
     m = _median_index(det, plain, img)
     assert m > D.ZOOM_FROM * D.INDEX_PX  # the cards are larger than the rendered scenes' ...
-    again = det.at_table_scale(img)
-    assert again != plain
     zoom = m / D.INDEX_PX
-    assert abs(_median_index(det, again, img, zoom) / D.INDEX_PX - 1) < 0.2  # ... and come out near their size
-    found = [d for d in again if d[0] == 0 and d[1] >= 0.4]
+    second = det(img, 0.25, zoom)
+    assert abs(_median_index(det, second, img, zoom) / D.INDEX_PX - 1) < 0.2  # ... and come out near their size
+    again = det.at_table_scale(img)
+    assert again[:len(plain)] == plain and len(again) > len(plain)  # the first pass's boxes, and more
+    for d in again[len(plain):]:  # each added box is one of the second pass's, found nowhere near by the first
+        assert d in second
+        assert not any(o[0] == d[0] and np.hypot(o[2] - d[2], o[3] - d[3]) < 0.5 * min(o[4], o[5]) for o in plain)
     # each whole card of the frame has a detected card box centred on it, in frame pixels
+    found = [d for d in again if d[0] == 0 and d[1] >= 0.4]
     assert cards
     for _c, q in cards:
         assert any(_inside(q, np.array(d[2:4])) for d in found)

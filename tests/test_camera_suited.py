@@ -31,7 +31,17 @@ def test_training_smoke_writes_a_reader_with_the_decks_heads(tmp_path, deck, ali
     assert 20_000 < model.stat().st_size < 1_000_000
     rep = json.loads((out / f"{deck}_reader.json").read_text())
     assert rep["deck"] == deck and rep["train_views"] > 0 and 0.5 <= rep["temperature"] <= 4.0
-    assert set(rep["thresholds"]) == {"card", "index", "second_look", "grown_look"}
+    assert set(rep["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look"}
+    # the bars alone, chosen again for the reader in the folder: the report's bars rewritten, the reader untouched
+    before = model.read_bytes()
+    rep["thresholds"] = {"card": 0.5}
+    (out / f"{deck}_reader.json").write_text(json.dumps(rep))
+    r = _run("-m", "vision.suited_reader", "--deck", alias, "--thresholds-only", "--calib-scenes", "2", "--threads", "1",
+             "--out", str(out), timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    again = json.loads((out / f"{deck}_reader.json").read_text())
+    assert set(again["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look"}
+    assert again["temperature"] == rep["temperature"] and model.read_bytes() == before
     import onnxruntime as ort
 
     from vision.corner import CORNER_H, CORNER_W
@@ -150,6 +160,7 @@ MIN_OVERLAP = {"island54": 25.0, "standard52": 15.0}
 @pytest.mark.parametrize("deck,alias", [("island54", "island"), ("standard52", "standard52")])
 def test_scan_json_per_deck(tmp_path, deck, alias):
     from companion.decks import get_deck
+    from vision.suited_reader import deck_codes
 
     s = _scenes(deck, ("start",), 1, 7_900_000)[0]
     img = tmp_path / "scene.png"
@@ -165,8 +176,13 @@ def test_scan_json_per_deck(tmp_path, deck, alias):
     for c in out["cards"]:
         assert set(c) >= {"kind", "card", "rank", "suit", "corners", "confidence", "alternatives"}
         assert len(c["corners"]) == 4
-        if c["card"] is None:
-            assert c["rank"] is None and c["suit"] is None
+        if c["card"] is None:  # unsure of the card: its rank alone may still be sure, and is one lying there
+            assert c["suit"] is None
+            if c["rank"] is not None:
+                at = [t for t in s.cards if cv2.pointPolygonTest(t.quad.reshape(-1, 1, 2).astype(np.float32),
+                                                                 tuple(np.mean(c["corners"], 0).tolist()), False) >= 0]
+                codes = deck_codes(deck)
+                assert c["rank"] in {codes.rank_text(codes.code(d.parse(t.card))) for t in at}
             continue
         card = d.parse(c["card"])
         assert c["suit"] == card.suit and d.notation(card) == c["card"]
@@ -209,9 +225,15 @@ def test_scan_refuses_a_missing_model_and_a_float_backend(tmp_path):
                            timeout=120), "--backend cv2")
 
 
-def test_training_command_refuses_a_deck_that_is_not_suited():
+def test_training_command_refuses_a_deck_that_is_not_suited_and_bad_options(tmp_path):
     _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "pirates72", timeout=120), "--deck pirates72")
     _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "nope", timeout=120), "--deck")
+    _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "standard52", "--thresholds-only", "--out",
+                           str(tmp_path / "none"), timeout=120), "--out")
+    assert not (tmp_path / "none").exists()
+    _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "island54", "--real", str(tmp_path), "--smoke",
+                           "--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=300), "--real")
+    assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
 
 
 def test_committed_models_stay_small():
@@ -224,17 +246,13 @@ def test_committed_models_stay_small():
     assert sum(sizes.values()) <= 20 * 1024 * 1024
 
 
-def test_real_photo_figures_count_the_detectors_part_and_each_split_apart(tmp_path):
-    """``suited_bench.real_edje`` on a folder laid out as edje-pinochle/ (whole-card boxes, rank only, the
-    source's train / test split), here filled with rendered scenes: a box holding no card is not found; a
-    mislabelled card read by the camera counts as wrong; each split is counted apart and the splits add up."""
-    from vision.suited_bench import real_edje
-    from vision.suited_reader import SuitedScanner
+def _edje_like(tmp_path):
+    """Two rendered standard52 scenes, and a writer of photos with labels laid out as edje-pinochle/ (whole-card
+    boxes, rank only, the source's split) under tmp_path."""
     from vision.synth.suited import make_deck_scene
 
     folder = tmp_path / "edje-pinochle"
     folder.mkdir()
-    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     scenes = [make_deck_scene(5, "standard52", "start"), make_deck_scene(6, "standard52", "start")]
 
     def write(name, scene, split, relabel=None, extra=()):
@@ -244,6 +262,39 @@ def test_real_photo_figures_count_the_detectors_part_and_each_split_apart(tmp_pa
         cv2.imwrite(str(folder / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         (folder / f"{name}.json").write_text(json.dumps({"image": f"{name}.jpg", "split": split, "cards": cards}))
 
+    return scenes, write
+
+
+def test_real_training_views_come_from_the_train_photos_only_labelled_by_rank(tmp_path):
+    from companion.decks import get_deck
+    from vision.corner import CORNER_H, CORNER_W
+    from vision.suited_bench import edje_train_views
+    from vision.suited_reader import SuitedScanner, deck_codes
+
+    scenes, write = _edje_like(tmp_path)
+    write("a", scenes[0], "train")
+    write("b", scenes[1], "test")
+    codes = deck_codes("standard52")
+    C, R, L, n = edje_train_views(SuitedScanner("standard52"), tmp_path, copies=3)
+    assert n["photos"] == 1 and n["boxes"] == len(scenes[0].cards)  # the test photo is never looked at
+    assert n["cards"] >= len(scenes[0].cards) - 1 and len(C) == 3 * n["corners"] == len(R) == len(L)
+    assert C.shape[1:] == (CORNER_H, CORNER_W, 3) and C.dtype == np.uint8
+    assert (L == -100).all()  # the suit is not labelled: no loss on it
+    d = get_deck("standard52")
+    a_ranks = {codes.ranks.index(d.parse(c.card).rank) for c in scenes[0].cards}
+    assert set(R.tolist()) <= a_ranks and len(set(R.tolist())) >= len(a_ranks) - 1
+    assert not all(np.array_equal(C[0], C[k]) for k in range(1, 3))  # jittered copies, not one view thrice
+
+
+def test_real_photo_figures_count_the_detectors_part_and_each_split_apart(tmp_path):
+    """``suited_bench.real_edje`` on a folder laid out as edje-pinochle/ (whole-card boxes, rank only, the
+    source's train / test split), here filled with rendered scenes: a box holding no card is not found; a
+    mislabelled card read by the camera counts as wrong; each split is counted apart and the splits add up."""
+    from vision.suited_bench import real_edje
+    from vision.suited_reader import SuitedScanner
+
+    scenes, write = _edje_like(tmp_path)
+    ranks = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     write("a", scenes[0], "train")
     write("b", scenes[1], "test", extra=[(0.0, 0.0, 30.0, 20.0)])  # inside the scene's margin: no card there
     write("c", scenes[1], "test", relabel=lambda r: ranks[(ranks.index(r) + 5) % 13])
@@ -261,3 +312,37 @@ def test_real_photo_figures_count_the_detectors_part_and_each_split_apart(tmp_pa
     # photo c: every card the camera names in photo b is named in c too, and is wrong there
     assert te["right"] >= n1 // 2 and te["wrong_confident"] >= te["right"]
     assert st["found_pct"] == round(100 * st["found"] / st["cards"], 2)
+
+
+def test_a_read_unsure_of_its_card_but_sure_of_its_rank_names_the_rank_alone():
+    from vision.suited_reader import DEFAULT_THRESHOLDS, SuitedScanner, deck_codes
+
+    codes = deck_codes("standard52")
+    sc = SuitedScanner("standard52")
+    assert sc.card_rank_min <= 1.0 and sc.index_rank_min <= 1.0  # the committed report has rank bars
+    q = np.array([[0, 0], [60, 0], [60, 90], [0, 90]], np.float32)
+    queen = [codes.code(c) for c in codes.cards if codes.rank_text(codes.code(c)) == "Q"]
+    p = np.full(codes.n, 1e-6)
+    p[queen] = [0.5, 0.3, 0.15, 0.05]  # a queen for sure, of which suit not
+    p /= p.sum()
+    for kind, bar in (("card", sc.card_rank_min), ("index", sc.index_rank_min)):
+        rd = sc._read(kind, q, p)
+        j = rd.to_json()
+        assert rd.code is None and rd.card() is None and j["card"] is None and j["suit"] is None
+        assert j["rank"] == "Q" and abs(j["confidence"] - 0.5) < 1e-3  # the confidence stays the card's
+        assert rd.unread().to_json()["rank"] is None
+        # the rank's probability just under the bar: nothing named
+        p2 = p.copy()
+        p2[queen] *= (bar - 1e-4) / p2[queen].sum()
+        rest = [k for k in range(codes.n) if k not in queen]
+        p2[rest] = (1 - p2[queen].sum()) / len(rest)
+        assert sc._read(kind, q, p2).to_json()["rank"] is None
+    # a sure card is read whole
+    p3 = np.full(codes.n, 1e-9)
+    p3[queen[0]] = 1.0
+    j = sc._read("card", q, p3 / p3.sum()).to_json()
+    assert j["card"] is not None and j["rank"] == "Q" and j["suit"] is not None
+    # a reader whose report has no rank bars never names a rank alone
+    assert DEFAULT_THRESHOLDS["card_rank"] > 1 and DEFAULT_THRESHOLDS["index_rank"] > 1
+    sc.card_rank_min, sc.index_rank_min = DEFAULT_THRESHOLDS["card_rank"], DEFAULT_THRESHOLDS["index_rank"]
+    assert sc._read("card", q, p).to_json()["rank"] is None

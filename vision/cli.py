@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("scan", help="read the cards in a photo (JSON with --json)",
                        description="Find every face-up card in IMAGE and read its rank and letter (Pirate's Bluff) or "
                        "rank and suit (island54, standard52; corner indices of overlapping cards too). A card that "
-                       "cannot be read with confidence is listed with rank null, never guessed.")
+                       "cannot be read with confidence is listed with card null, never guessed (a suited card's rank "
+                       "alone is given where that is sure).")
     p.add_argument("image", type=cli_text(4096))
     p.add_argument("--deck", type=cli_text(64), default="pirates-bluff",
                    help="a deck with a camera model (" + ", ".join(_camera_decks()) + "), or a deck enrolled with "

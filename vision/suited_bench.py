@@ -16,7 +16,8 @@ Real photographs (``../shared/data/real-cards``, evaluation only, never copied h
 model: ``bidly/`` corner-index boxes (each box read in the four quarter turns, the surest upright reading counts:
 right / wrong with confidence / unread; the boxes are axis-aligned while the cards lie at any angle, so also in
 twelve turns of 30 degrees), ``edje-pinochle/`` whole-card boxes labelled by rank only (a full scan of
-the photo; a card is right when a confident read inside its box names its rank and none names another).
+the photo; a card is right when a confident read inside its box names its rank (a read sure of the card, or of its
+rank alone) and none names another).
 
 Targets (issue 21): >= 97 % exact, >= 99 % recall, <= 0.5 % wrong with confidence, <= 40 ms per frame; real
 photos >= 90 % right, <= 1 % wrong with confidence.
@@ -131,7 +132,7 @@ def real_edje(scanner, root: Path) -> dict:
             x0, y0, x1, y1 = c["box"]
             rank = c["label"][:-1]
             inside = [r for r in reads if x0 <= r.center[0] <= x1 and y0 <= r.center[1] <= y1]
-            said = [r.to_json()["rank"] for r in inside if r.code is not None]
+            said = [r.to_json()["rank"] for r in inside if r.to_json()["rank"] is not None]
             outcome = "wrong_confident" if any(s != rank for s in said) else "right" if said else "unread"
             for t in (st, sp):
                 t["cards"] += 1

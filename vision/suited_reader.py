@@ -53,7 +53,10 @@ BLANK_KEEP = 0.6  # ... unless the detector is this sure (then it is an unreadab
 CARD_DET_MIN = 0.25  # the detector's score for a whole card
 INDEX_DET_MIN = 0.1  # ... and for a corner index outside whole cards (0.3: 50 of 69 lone indices of 12 calibration
 # scenes found, 0.1: 59; a box that holds no index is read as "no index" or below the threshold)
-DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95}
+DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95, "card_rank": 1.01, "index_rank": 1.01}
+# card_rank / index_rank: a read unsure of its card is still sure of its rank when the rank's probability (summed over
+# the suits) is at least this (chosen on the calibration scenes as the card bars are; 1.01: never, a reader whose
+# report has none)
 SECOND_LOOK_WEIGHT = 0.5  # an index box's reading beside the card's corner regions (the same pixels, looked at again)
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
 SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are less sure than this  # until chosen on the calibration split (the report's)
@@ -365,6 +368,7 @@ class SuitedRead:
     confidence: float
     code: int | None  # None: unsure
     codes: DeckCodes
+    rank_index: int | None = None  # the rank, read with confidence where the card (rank and suit) is not
 
     @property
     def center(self):
@@ -372,7 +376,7 @@ class SuitedRead:
 
     def unread(self) -> "SuitedRead":
         """This read with its card withdrawn (the scans of a still table did not agree on it)."""
-        return replace(self, code=None, confidence=0.0)
+        return replace(self, code=None, confidence=0.0, rank_index=None)
 
     def card(self):
         return None if self.code is None else self.codes.cards[self.code]
@@ -387,7 +391,8 @@ class SuitedRead:
         return {
             "kind": self.kind,
             "card": None if card is None else d.notation(card),
-            "rank": None if card is None else self.codes.rank_text(self.code),
+            "rank": self.codes.rank_text(self.code) if card is not None else None if self.rank_index is None
+            else self.codes.rank_text(self.rank_index * len(self.codes.suits)),
             "suit": None if card is None else card.suit,
             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
             "confidence": round(float(self.confidence), 4),
@@ -416,6 +421,19 @@ class SuitedScanner:
         self.second_look = bool(self.reader.thresholds.get("second_look", False))
         self.grown_look = bool(self.reader.thresholds.get("grown_look", False))
         self.index_min = float(self.reader.thresholds["index"])
+        self.card_rank_min = float(self.reader.thresholds["card_rank"])
+        self.index_rank_min = float(self.reader.thresholds["index_rank"])
+
+    def _read(self, kind: str, quad, p) -> SuitedRead:
+        """A read from its posterior over the deck's codes: the card where it is sure enough, else the rank where that
+        is (its probability summed over the suits)."""
+        k = int(p.argmax())
+        if p[k] >= (self.card_min if kind == "card" else self.index_min):
+            return SuitedRead(kind, quad, p, float(p[k]), k, self.codes)
+        pr = p.reshape(len(self.codes.ranks), len(self.codes.suits)).sum(1)
+        r = int(pr.argmax())
+        sure = pr[r] >= (self.card_rank_min if kind == "card" else self.index_rank_min)
+        return SuitedRead(kind, quad, p, float(p[k]), None, self.codes, r if sure else None)
 
     def _second_look(self, bgr, logps, quads, mine, idx_quads) -> None:
         """Cards not read with confidence from their corner regions: the detected index boxes on them are read too
@@ -517,20 +535,14 @@ class SuitedScanner:
         if self.second_look:
             self._second_look(bgr, posts, quads, [mine[n] for n in kept_n], idx_quads)
         posts = [np.exp(lp - lp.max()) / np.exp(lp - lp.max()).sum() for lp in posts]
-        out = []
-        for q, p in zip(quads, unique_cards(posts, self.card_min)):
-            k = int(p.argmax())
-            out.append(SuitedRead("card", q, p, float(p[k]), k if p[k] >= self.card_min else None, self.codes))
+        out = [self._read("card", q, p) for q, p in zip(quads, unique_cards(posts, self.card_min))]
         base = len(views) - 4 * len(lone)
         lone_reads = []
         for j, k in enumerate(lone):
             pn = p_none[base + 4 * j: base + 4 * j + 4]
             t = int(pn.argmin())  # the quarter turn surest to hold an upright index
             p = probs[base + 4 * j + t]
-            p = p / p.sum()
-            c = int(p.argmax())
-            lone_reads.append(SuitedRead("index", quarter_turns(idx_quads[k])[t], p, float(p[c]),
-                                         c if p[c] >= self.index_min else None, self.codes))
+            lone_reads.append(self._read("index", quarter_turns(idx_quads[k])[t], p / p.sum()))
         # the detector can find one index twice in boxes turned apart: the less sure of two that lie within half
         # an index of one another goes
         # ... and an index naming a card already read whole is that card again (an outline snapped a little inside
@@ -555,7 +567,7 @@ def match_reads(scene, reads) -> list[dict]:
     rows = []
     for c in scene.cards:
         shows = c.card_visible > 0.9 or any(v >= 0.9 for v in c.index_visible)
-        rows.append({"card": c.card, "whole": c.card_visible > 0.9, "shows": shows, "reads": []})
+        rows.append({"card": c.card, "whole": c.card_visible > 0.9, "shows": shows, "reads": [], "objs": []})
     stray = []
     from companion.decks import get_deck
 
@@ -576,11 +588,12 @@ def match_reads(scene, reads) -> list[dict]:
                     if v >= 0.5 and dist < 0.8 * size and dist < best_d:
                         best, best_d = i, dist
         if best is None:
-            stray.append((said, rd.confidence, rd.kind))
+            stray.append(((said, rd.confidence, rd.kind), rd))
         else:
             rows[best]["reads"].append((said, rd.confidence, rd.kind))
-    for s in stray:
-        rows.append({"card": None, "whole": False, "shows": False, "reads": [s]})
+            rows[best]["objs"].append(rd)
+    for s, rd in stray:
+        rows.append({"card": None, "whole": False, "shows": False, "reads": [s], "objs": [rd]})
     return rows
 
 
@@ -641,19 +654,24 @@ def choose_thresholds(conf_right: dict, max_wrong: float = 0.002) -> dict:
 
 
 def scene_conf_right(scanner, scenes) -> dict:
-    """(confidence, right) of every read that matches a labelled card, per kind, with no threshold applied."""
-    out = {"card": [], "index": []}
+    """(confidence, right) of every read that matches a labelled card, per kind, with no threshold applied; and per
+    kind (``card_rank``, ``index_rank``) of its rank: the rank's probability summed over the suits, and whether it is
+    the card's rank (a read of nothing is wrong)."""
+    from companion.decks import get_deck
+
+    out = {"card": [], "index": [], "card_rank": [], "index_rank": []}
     saved = scanner.card_min, scanner.index_min
     scanner.card_min = scanner.index_min = 0.0  # every read names its likeliest card
     try:
         for sc in scenes:
+            d = get_deck(sc.deck)
             for r in match_reads(sc, scanner.scan(sc.image)):
-                if r["card"] is None:  # a read of nothing: wrong whatever it names
-                    for _s, conf, kind in r["reads"]:
-                        out[kind].append((float(conf), False))
-                    continue
-                for said, conf, kind in r["reads"]:
-                    out[kind].append((float(conf), said == r["card"]))
+                rank = None if r["card"] is None else d.parse(r["card"]).rank
+                for (said, conf, kind), rd in zip(r["reads"], r["objs"]):
+                    out[kind].append((float(conf), r["card"] is not None and said == r["card"]))
+                    pr = rd.probs.reshape(len(rd.codes.ranks), len(rd.codes.suits)).sum(1)
+                    k = int(pr.argmax())
+                    out[kind + "_rank"].append((float(pr[k]), rd.codes.ranks[k] == rank))
     finally:
         scanner.card_min, scanner.index_min = saved
     return out
@@ -720,6 +738,54 @@ def net_kw(deck: str, extra: int = 0) -> dict:
     return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits), "extra": extra}
 
 
+def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scenes: int = 80) -> dict:
+    """The scan's bars (card, index, and their ranks alone) and looks for the reader in ``out``, chosen on rendered
+    scenes in calibration fonts (start rows, fans, trick piles) through the int8 runtime path, into ``rep`` (the
+    reader's report, written to ``out/<deck>_reader.json``)."""
+    from vision.fonts import split_fonts
+    from vision.synth.suited import LAYOUTS, make_deck_scene
+
+    t0 = time.time()
+    fonts = split_fonts("calibration")
+    scenes = [make_deck_scene(5_000_000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
+              for i in range(calib_scenes)]
+    scanner = SuitedScanner(deck, out, threads=threads)
+
+    def trial(second: bool, grown: bool):
+        """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
+        scanner.second_look, scanner.grown_look = second, grown
+        cal = scene_conf_right(scanner, scenes)
+        th = {**choose_thresholds(cal), "second_look": second, "grown_look": grown}
+        scanner.card_min, scanner.index_min = th["card"], th["index"]
+        scanner.card_rank_min, scanner.index_rank_min = th["card_rank"], th["index_rank"]
+        return th, cal, score_rows([r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))])
+
+    # whole cards: corner regions only, or a second look at their index boxes; then the grown look (corner regions
+    # grown from the card's corner, on unsure cards); each kept only if it reads more cards exactly
+    tried = {look: trial(look, False) for look in (False, True)}
+    look = tried[True][2]["exact"] > tried[False][2]["exact"]
+    th, cal, st = tried[look]
+    grown = trial(look, True)
+    rep["calibration_scenes_with_grown_look"] = grown[2]
+    if grown[2]["exact"] > st["exact"]:
+        th, cal, st = grown
+    rep["thresholds"] = th
+    rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
+                             "index, and the rank alone of each: its probability summed over the suits); the "
+                             "second look, then the grown look, kept only if it reads more cards exactly on the "
+                             "calibration scenes")
+    rep["calibration_scenes_without_second_look"] = tried[False][2]
+    rep["calibration_scenes_with_second_look"] = tried[True][2]
+    rep["calibration_scene_reads"] = {k: len(v) for k, v in cal.items()}
+    rep["calibration_scenes"] = st
+    rep["reliability_cards"] = cr.reliability(np.array([c for c, _ in cal["card"]]), np.array([r for _, r in cal["card"]]))
+    rep["reliability_indices"] = cr.reliability(np.array([c for c, _ in cal["index"]]),
+                                                np.array([r for _, r in cal["index"]]))
+    rep["thresholds_s"] = round(time.time() - t0, 1)
+    (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    return rep
+
+
 def main(argv=None) -> int:
     import argparse
 
@@ -755,6 +821,8 @@ def main(argv=None) -> int:
                     "photos in DIR (../shared/data/real-cards; rank labels, no suit; its test photos are never used), "
                     "found by the committed scanner (models/)")
     ap.add_argument("--real-copies", type=int, default=24, help="jittered views per real corner")
+    ap.add_argument("--thresholds-only", action="store_true", help="only choose the scan's bars and looks again for "
+                    "the reader already in --out (its <deck>_reader.int8.onnx and .json), on the calibration scenes")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     try:
@@ -765,6 +833,22 @@ def main(argv=None) -> int:
     if deck not in DECKS:
         print(f"pirate-table: error: --deck {a.deck}: not a suited deck ({', '.join(DECKS)})", file=sys.stderr)
         return 2
+    if a.real and (deck != "standard52" or not (Path(a.real) / "edje-pinochle").is_dir()):
+        print(f"pirate-table: error: --real {a.real}: needs --deck standard52 and a folder with edje-pinochle/",
+              file=sys.stderr)
+        return 2
+    if a.real_copies < 1:
+        print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
+        return 2
+    if a.thresholds_only:
+        out = Path(a.out) if a.out else MODELS
+        report = out / f"{deck}_reader.json"
+        if not report.is_file() or not (out / f"{deck}_reader.int8.onnx").is_file():
+            print(f"pirate-table: error: --out {out}: no {deck}_reader.int8.onnx and .json there", file=sys.stderr)
+            return 2
+        rep = set_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.calib_scenes)
+        print(deck, "thresholds", rep["thresholds"], json.dumps(rep["calibration_scenes"]))
+        return 0
     import datetime as dt
 
     finish_end = None
@@ -801,12 +885,7 @@ def main(argv=None) -> int:
     if a.real:
         from vision.suited_bench import edje_train_views
 
-        root = Path(a.real)
-        if deck != "standard52" or not (root / "edje-pinochle").is_dir():
-            print(f"pirate-table: error: --real {a.real}: needs --deck standard52 and a folder with edje-pinochle/",
-                  file=sys.stderr)
-            return 2
-        Cr, Rr, Lr, counts = edje_train_views(SuitedScanner(deck, threads=a.threads), root, a.real_copies)
+        Cr, Rr, Lr, counts = edje_train_views(SuitedScanner(deck, threads=a.threads), Path(a.real), a.real_copies)
         C, R, L = np.concatenate([C, Cr]), np.concatenate([R, Rr]), np.concatenate([L, Lr])
         rep["real_train_views"] = {"views": int(len(Cr)), **counts, "copies": a.real_copies,
                                    "source": "edje-pinochle train split (rank only)"}
@@ -856,45 +935,7 @@ def main(argv=None) -> int:
     rep["int8_bytes"] = int8.stat().st_size
     # thresholds: on rendered scenes in calibration fonts (start rows, fans, trick piles), int8 runtime path
     (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
-    from vision.fonts import split_fonts
-    from vision.synth.suited import LAYOUTS, make_deck_scene
-
-    t0 = time.time()
-    fonts = split_fonts("calibration")
-    scenes = [make_deck_scene(5_000_000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
-              for i in range(a.calib_scenes)]
-    scanner = SuitedScanner(deck, out, threads=a.threads)
-
-    def trial(second: bool, grown: bool):
-        """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
-        scanner.second_look, scanner.grown_look = second, grown
-        cal = scene_conf_right(scanner, scenes)
-        th = {**choose_thresholds(cal), "second_look": second, "grown_look": grown}
-        scanner.card_min, scanner.index_min = th["card"], th["index"]
-        return th, cal, score_rows([r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))])
-
-    # whole cards: corner regions only, or a second look at their index boxes; then the grown look (corner regions
-    # grown from the card's corner, on unsure cards); each kept only if it reads more cards exactly
-    tried = {look: trial(look, False) for look in (False, True)}
-    look = tried[True][2]["exact"] > tried[False][2]["exact"]
-    th, cal, st = tried[look]
-    grown = trial(look, True)
-    rep["calibration_scenes_with_grown_look"] = grown[2]
-    if grown[2]["exact"] > st["exact"]:
-        th, cal, st = grown
-    rep["thresholds"] = th
-    rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind; the "
-                             "second look, then the grown look, kept only if it reads more cards exactly on the "
-                             "calibration scenes")
-    rep["calibration_scenes_without_second_look"] = tried[False][2]
-    rep["calibration_scenes_with_second_look"] = tried[True][2]
-    rep["calibration_scene_reads"] = {k: len(v) for k, v in cal.items()}
-    rep["calibration_scenes"] = st
-    rep["reliability_cards"] = cr.reliability(np.array([c for c, _ in cal["card"]]), np.array([r for _, r in cal["card"]]))
-    rep["reliability_indices"] = cr.reliability(np.array([c for c, _ in cal["index"]]),
-                                                np.array([r for _, r in cal["index"]]))
-    rep["thresholds_s"] = round(time.time() - t0, 1)
-    (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    set_thresholds(deck, out, rep, a.threads, a.calib_scenes)
     for k in ("calibration_views_int8", "calibration_scenes"):
         print(deck, k, json.dumps({x: y for x, y in rep[k].items() if x != "reliability"}))
     print(deck, "temperature", rep["temperature"], "thresholds", rep["thresholds"], "int8 bytes", rep["int8_bytes"])
