@@ -271,13 +271,24 @@ def test_real_training_views_come_from_the_train_photos_only_labelled_by_rank(tm
     from vision.suited_bench import edje_train_views
     from vision.suited_reader import SuitedScanner, deck_codes
 
+    from vision.synth.suited import make_deck_scene
+
     scenes, write = _edje_like(tmp_path)
     write("a", scenes[0], "train")
     write("b", scenes[1], "test")
     codes = deck_codes("standard52")
-    C, R, L, n = edje_train_views(SuitedScanner("standard52"), tmp_path, copies=3)
+    sc = SuitedScanner("standard52")
+    C, R, L, n = edje_train_views(sc, tmp_path, copies=3)
     assert n["photos"] == 1 and n["boxes"] == len(scenes[0].cards)  # the test photo is never looked at
     assert n["cards"] >= len(scenes[0].cards) - 1 and len(C) == 3 * n["corners"] == len(R) == len(L)
+    assert n["indices"] == 0
+    # a fanned hand (cards the scan sees as lone corner indices only): their index views with indices=True
+    fan = make_deck_scene(0, "standard52", "fan")
+    write("f", fan, "train")
+    C2, R2, _L2, n2 = edje_train_views(sc, tmp_path, copies=3, indices=True)
+    assert n2["photos"] == 2 and n2["indices"] >= 1 and len(C2) == 3 * (n2["corners"] + n2["indices"])
+    d0 = get_deck("standard52")
+    assert set(R2[len(C):].tolist()) <= {codes.ranks.index(d0.parse(c.card).rank) for c in fan.cards}
     assert C.shape[1:] == (CORNER_H, CORNER_W, 3) and C.dtype == np.uint8
     assert (L == -100).all()  # the suit is not labelled: no loss on it
     d = get_deck("standard52")

@@ -142,19 +142,24 @@ def real_edje(scanner, root: Path) -> dict:
     return _pcts(st, "cards")
 
 
-def edje_train_views(scanner, root: Path, copies: int = 24, seed: int = 0):
+def edje_train_views(scanner, root: Path, copies: int = 24, seed: int = 0, indices: bool = False):
     """Training views for a standard52 reader from edje-pinochle's **train** photos only (its test photos and
     bidly/ stay for evaluation): each photo scanned by ``scanner``; a labelled box holding exactly one whole-card
     read, whose centre lies in no other box, gives its two corner regions, each where ``scanner``'s reader finds an
     index (P(no index) < 0.5), ``copies`` times with the card's corners moved at random (sd 1.5 % of its diagonal)
-    and grown 1-1.25 times from the card's corner. Labels: the rank; the suit is not labelled (-100: no loss).
+    and grown 1-1.25 times from the card's corner. With ``indices``, a box holding no whole-card read and one
+    or more lone-index reads gives each of them (that lies in no other box) as its view in the quarter turn the scan
+    chose, where the reader is sure an index is there (P(no index) < 0.2) and ranks the label first or second (a
+    lone "index" found on a face's artwork or a pip is no index of that rank: seen on the photos), ``copies`` times
+    with the box's corners moved (sd 4 % of its diagonal) and scaled 0.9-1.15 about its centre. Labels: the rank; the suit is not labelled (-100: no loss).
     Returns (views uint8 [N, H, W, 3], rank indices, suit indices, counts)."""
     import vision.corner as cr
+    from vision.suited_reader import index_view
 
     rng = np.random.default_rng(seed)
     codes = scanner.codes
     text_rank = {codes.rank_text(k * len(codes.suits)): i for i, k in enumerate(range(len(codes.ranks)))}
-    C, R, n = [], [], {"photos": 0, "boxes": 0, "cards": 0, "corners": 0}
+    C, R, n = [], [], {"photos": 0, "boxes": 0, "cards": 0, "corners": 0, "indices": 0}
     for js in sorted((root / "edje-pinochle").glob("*.json")):
         lab = json.loads(js.read_text())
         if lab.get("split") != "train":
@@ -163,7 +168,7 @@ def edje_train_views(scanner, root: Path, copies: int = 24, seed: int = 0):
         if img is None:
             continue
         n["photos"] += 1
-        reads = [r for r in scanner.scan(img) if r.kind == "card"]
+        reads = scanner.scan(img)
         boxes = [c["box"] for c in lab["cards"]]
 
         def within(r, b):
@@ -172,22 +177,37 @@ def edje_train_views(scanner, root: Path, copies: int = 24, seed: int = 0):
         for c in lab["cards"]:
             n["boxes"] += 1
             inside = [r for r in reads if within(r, c["box"])]
-            if len(inside) != 1 or sum(within(inside[0], b) for b in boxes) != 1:
+            cards = [r for r in inside if r.kind == "card"]
+            lone = [r for r in inside if r.kind == "index"] if indices and not cards else []
+            if cards and (len(cards) != 1 or sum(within(cards[0], b) for b in boxes) != 1):
                 continue
-            q = inside[0].corners.astype(np.float32)
-            regs = cr.corner_regions(q)
-            _p, p_none = scanner.reader.read(img, regs)
-            keep = [k for k in range(2) if p_none[k] < 0.5]
-            if not keep:
-                continue
-            n["cards"] += 1
-            n["corners"] += len(keep)
-            diag = float(np.linalg.norm(q[0] - q[2]))
-            for _ in range(copies):
-                qj = q + rng.normal(0, 0.015 * diag, q.shape).astype(np.float32)
-                rj = cr.corner_regions(qj)
-                for k in keep:
-                    C.append(cr.crop_region(img, cr.grown_from_corner(rj[k], float(rng.uniform(1.0, 1.25)))))
+            if cards:
+                q = cards[0].corners.astype(np.float32)
+                diag = float(np.linalg.norm(q[0] - q[2]))
+                _p, p_none = scanner.reader.read(img, cr.corner_regions(q))
+                keep = [k for k in range(2) if p_none[k] < 0.5]
+                if not keep:
+                    continue
+                n["cards"] += 1
+                n["corners"] += len(keep)
+                for _ in range(copies):
+                    rj = cr.corner_regions(q + rng.normal(0, 0.015 * diag, q.shape).astype(np.float32))
+                    for k in keep:
+                        C.append(cr.crop_region(img, cr.grown_from_corner(rj[k], float(rng.uniform(1.0, 1.25)))))
+                        R.append(text_rank[c["label"][:-1]])
+            for r in lone:  # each of the box's lone indices that lies in no other box
+                if sum(within(r, b) for b in boxes) != 1:
+                    continue
+                q = r.corners.astype(np.float32)
+                diag = float(np.linalg.norm(q[0] - q[2]))
+                p, p_none = scanner.reader.read(img, [index_view(q)])
+                pr = p[0].reshape(len(codes.ranks), len(codes.suits)).sum(1)
+                if p_none[0] >= 0.2 or text_rank[c["label"][:-1]] not in np.argsort(-pr)[:2]:
+                    continue  # a detected "index" on a face's artwork or a pip: not an index of its rank
+                n["indices"] += 1
+                for _ in range(copies):
+                    qj = q + rng.normal(0, 0.04 * diag, q.shape).astype(np.float32)
+                    C.append(cr.crop_region(img, index_view(cr.scaled_about_centre(qj, float(rng.uniform(0.9, 1.15))))))
                     R.append(text_rank[c["label"][:-1]])
     C = np.stack(C) if C else np.zeros((0, cr.CORNER_H, cr.CORNER_W, 3), np.uint8)
     return C, np.array(R, np.int64), np.full(len(R), -100, np.int64), n

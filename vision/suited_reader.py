@@ -821,6 +821,8 @@ def main(argv=None) -> int:
                     "photos in DIR (../shared/data/real-cards; rank labels, no suit; its test photos are never used), "
                     "found by the committed scanner (models/)")
     ap.add_argument("--real-copies", type=int, default=24, help="jittered views per real corner")
+    ap.add_argument("--real-indices", action="store_true", help="with --real: the lone indices of cards the scan "
+                    "found no whole outline for too (in the quarter turn the scan chose)")
     ap.add_argument("--thresholds-only", action="store_true", help="only choose the scan's bars and looks again for "
                     "the reader already in --out (its <deck>_reader.int8.onnx and .json), on the calibration scenes")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
@@ -885,9 +887,10 @@ def main(argv=None) -> int:
     if a.real:
         from vision.suited_bench import edje_train_views
 
-        Cr, Rr, Lr, counts = edje_train_views(SuitedScanner(deck, threads=a.threads), Path(a.real), a.real_copies)
+        Cr, Rr, Lr, counts = edje_train_views(SuitedScanner(deck, threads=a.threads), Path(a.real), a.real_copies,
+                                               indices=a.real_indices)
         C, R, L = np.concatenate([C, Cr]), np.concatenate([R, Rr]), np.concatenate([L, Lr])
-        rep["real_train_views"] = {"views": int(len(Cr)), **counts, "copies": a.real_copies,
+        rep["real_train_views"] = {"views": int(len(Cr)), **counts, "copies": a.real_copies, "indices": a.real_indices,
                                    "source": "edje-pinochle train split (rank only)"}
         print(f"{deck}: {len(Cr)} real views from {counts}", flush=True)
     rep["train_views"] = int(len(C))
