@@ -357,3 +357,40 @@ def test_a_read_unsure_of_its_card_but_sure_of_its_rank_names_the_rank_alone():
     assert DEFAULT_THRESHOLDS["card_rank"] > 1 and DEFAULT_THRESHOLDS["index_rank"] > 1
     sc.card_rank_min, sc.index_rank_min = DEFAULT_THRESHOLDS["card_rank"], DEFAULT_THRESHOLDS["index_rank"]
     assert sc._read("card", q, p).to_json()["rank"] is None
+
+
+def test_real_bidly_through_the_scan_scores_each_labelled_index_box(tmp_path):
+    """``suited_bench.real_bidly_scan`` on a folder laid out as bidly/ (corner-index boxes labelled rank + suit),
+    filled with a rendered fanned hand: the photo is scanned whole, each visible index box scored by the reads that
+    cover it; a box on empty table is not found; the same photo with every label moved to another card turns what
+    was right into wrong with confidence."""
+    from companion.decks import get_deck
+    from vision.suited_bench import real_bidly_scan
+    from vision.suited_reader import SuitedScanner
+    from vision.synth.suited import make_deck_scene
+
+    folder = tmp_path / "bidly"
+    folder.mkdir()
+    sc = make_deck_scene(3, "standard52", "fan")  # the scan names 3 of its 4 cards
+    d = get_deck("standard52")
+    names = [d.notation(c) for c in d.cards]
+
+    def write(name, relabel=lambda x: x, extra=()):
+        boxes = [{"label": relabel(c.card), "box": [float(v) for v in (*q.min(0), *q.max(0))]}
+                 for c in sc.cards for q, v in zip(c.index_quads, c.index_visible) if v >= 0.9]
+        boxes += [{"label": "2S", "box": list(b)} for b in extra]
+        cv2.imwrite(str(folder / f"{name}.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        (folder / f"{name}.json").write_text(json.dumps({"image": f"{name}.jpg", "cards": boxes}))
+        return len(boxes)
+
+    n = write("a", extra=[(0.0, 0.0, 20.0, 30.0)])  # the scene's corner: no card there
+    scanner = SuitedScanner("standard52")
+    st = real_bidly_scan(scanner, tmp_path)
+    assert (st["images"], st["indices"]) == (1, n)
+    assert st["right"] + st["wrong_confident"] + st["unread"] == n
+    assert st["found"] <= n - 1 and st["found"] >= (n - 1) // 2  # the empty box is not found
+    assert st["right"] >= 1 and st["wrong_confident"] == 0
+    write("b", relabel=lambda x: names[(names.index(x) + 7) % 52])  # every label names another card
+    st2 = real_bidly_scan(scanner, tmp_path)
+    assert st2["images"] == 2 and st2["wrong_confident"] >= st["right"]
+    assert st2["right_pct"] == round(100 * st2["right"] / st2["indices"], 2)
