@@ -265,7 +265,7 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
     res: dict = {"font_split": "held_out", "held_out_families": len(fonts), "threads": threads, "targets": TARGETS}
     for deck in decks:
         sc = SuitedScanner(deck, models, threads=threads)
-        r: dict = {"thresholds": {"card": sc.card_min, "index": sc.index_min, "second_look": sc.second_look}}
+        r: dict = {"thresholds": dict(sc.reader.thresholds)}
         t0 = time.time()
         r["start"] = scenes_section(sc, deck, ("start",), scenes, SEED, fonts)
         r["overlaps"] = scenes_section(sc, deck, ("fan", "trick"), overlap_scenes, SEED + 100_000, fonts)
