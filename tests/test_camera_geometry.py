@@ -1,6 +1,8 @@
 """The edge snapper that finds a card's outline (vision.geometry.snap_quads, used by vision.detect.card_outline)."""
 
 import cv2
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import numpy as np
 
 from vision.geometry import image_gradients, rect_corners, snap_quads
@@ -112,3 +114,23 @@ def test_the_vectorised_snapper_is_its_rule_written_point_by_point():
             assert np.isfinite(sc[0])
             assert np.allclose(q[0], ref, atol=0.05), (trial, kw, q[0], ref)
             assert abs(float(sc[0]) - ref_sc) <= 1e-3 * max(1.0, abs(ref_sc))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.sampled_from([(56, 42, 3), (56, 42), (48, 24), (3, 5), (1, 1)]), st.integers(0, 2**32 - 1),
+       st.sampled_from([256, 40, 3, 1]))
+def test_stretch_range_is_numpys_percentile_bit_for_bit(n, shape, seed, levels):
+    """The readers' contrast stretch counts each uint8 crop's pixels in a histogram instead of sorting them: the
+    same 2nd and 98th percentiles as numpy's (linear interpolation), to the last bit, for crops of few or many
+    grey levels; any other dtype goes to numpy itself."""
+    from vision.geometry import stretch_range
+
+    rng = np.random.default_rng(seed)
+    crops = (rng.integers(0, levels, (n, *shape)) * (255 // max(levels - 1, 1))).astype(np.uint8)
+    ref = np.percentile(crops.astype(np.float32), [2, 98], axis=tuple(range(1, crops.ndim)))
+    got = stretch_range(crops)
+    assert got.dtype == ref.dtype and got.shape == ref.shape == (2, n)
+    assert np.array_equal(got, ref)
+    assert np.array_equal(stretch_range(crops, (10, 50, 90)),
+                          np.percentile(crops.astype(np.float32), [10, 50, 90], axis=tuple(range(1, crops.ndim))))
+    assert np.array_equal(stretch_range(crops.astype(np.float32)), ref)

@@ -123,9 +123,10 @@ def _shrink(quad) -> bool:
 def normalize(crops: np.ndarray) -> np.ndarray:
     """uint8 (N, H, W) -> float32 (N, 1, H, W) in [-1, 1], contrast-stretched per crop (2nd-98th percentile).
     Colour crops (N, H, W, 3) -> (N, 3, H, W), stretched by one range over all three channels (the hue stays)."""
+    from vision.geometry import stretch_range
+
     c = crops.astype(np.float32)
-    axes = tuple(range(1, c.ndim))
-    lo, hi = np.percentile(c, [2, 98], axis=axes)
+    lo, hi = stretch_range(crops)
     shape = (-1,) + (1,) * (c.ndim - 1)
     c = (c - lo.reshape(shape)) / np.maximum(hi - lo, 8.0).reshape(shape)
     c = np.clip(c, 0, 1) * 2 - 1
