@@ -16,11 +16,22 @@ from vision.fonts import split_fonts
 
 
 def _turned(q: np.ndarray, deg: float) -> np.ndarray:
-    """The box ``q`` (TL, TR, BR, BL as read upright) turned ``deg`` degrees about its centre."""
+    """The box ``q`` (TL, TR, BR, BL as read upright) turned ``deg`` degrees about its centre, written out here so
+    that the test does not lean on the helper it checks (``vision.corner.turned_about_centre``)."""
     u, v = q[1] - q[0], q[3] - q[0]
     a = math.atan2(float(u[1]), float(u[0]))
     cx, cy = q.mean(0)
     return rect_corners(cx, cy, float(np.linalg.norm(u)), float(np.linalg.norm(v)), a + math.radians(deg))
+
+
+def test_turned_about_centre_keeps_the_box_and_turns_it():
+    from vision.corner import turned_about_centre
+
+    q = rect_corners(50.0, 40.0, 12.0, 20.0, 0.3)
+    t = turned_about_centre(q, 30)
+    assert np.allclose(t, _turned(q, 30), atol=1e-4)
+    assert np.allclose(t.mean(0), q.mean(0), atol=1e-4)
+    assert abs(_angle_off(t, q) - 30) < 1e-3 and np.allclose(turned_about_centre(q, 0), q, atol=1e-4)
 
 
 def _angle_off(q: np.ndarray, truth: np.ndarray) -> float:

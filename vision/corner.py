@@ -101,6 +101,17 @@ def scaled_about_centre(quad: np.ndarray, g: float) -> np.ndarray:
     return (quad - c) * g + c
 
 
+def turned_about_centre(quad: np.ndarray, deg: float) -> np.ndarray:
+    """A box (TL, TR, BR, BL) turned ``deg`` degrees about its centre: the same size, its sides square."""
+    from vision.geometry import rect_corners
+
+    q = np.asarray(quad, np.float32)
+    u, v = q[1] - q[0], q[3] - q[0]
+    cx, cy = q.mean(0)
+    return rect_corners(cx, cy, float(np.linalg.norm(u)), float(np.linalg.norm(v)),
+                        math.atan2(float(u[1]), float(u[0])) + math.radians(deg)).astype(np.float32)
+
+
 def mix_views(probs, p_none) -> np.ndarray:
     """Several views of the same printed index (the same pixels, framed differently) mixed into one distribution,
     each weighed by how sure it is that it sees an index there (1 - P(no index)): a view framed off the index

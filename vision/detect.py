@@ -100,6 +100,7 @@ class IndexRead:
     corner: int = -1  # which corner of its card (0, 1); -1 for a fanned-hand index
     source: str = "det"  # "det": the detected index box; "geo": where the card's outline puts the index
     p_none: float = 0.0  # the reader's P(no index read upright here)
+    first_none: float = 1.0  # a fanned index's: P(no index) of the one view its box was chosen by (the turned look)
 
     @property
     def center(self):
@@ -463,20 +464,12 @@ class Scanner:
         the printed index (a fanned card lies at any angle). The chosen turn's box is read again turned about its
         centre by FAN_TURNED degrees; where one of those views is surer to hold an upright index than the first,
         that box replaces it, read with its FAN_VIEWS and mixed as before."""
-        from vision.corner import index_region
-        from vision.geometry import rect_corners
+        from vision.corner import index_region, turned_about_centre
 
         todo = [rd for rd in fan_reads if rd.conf < REREAD_BELOW]
         if not todo:
             return
-        boxes = []
-        for rd in todo:
-            q = rd.quad
-            u, v = q[1] - q[0], q[3] - q[0]
-            a = math.atan2(float(u[1]), float(u[0]))
-            cx, cy = q.mean(0)
-            boxes += [rect_corners(cx, cy, float(np.linalg.norm(u)), float(np.linalg.norm(v)), a + math.radians(d))
-                      for d in FAN_TURNED]
+        boxes = [turned_about_centre(rd.quad, d) for rd in todo for d in FAN_TURNED]
         got = self.corner.read(gray, [index_region(b) for b in boxes])
         nt = len(FAN_TURNED)
         better = []

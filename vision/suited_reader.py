@@ -487,20 +487,13 @@ class SuitedScanner:
         """Lone indices not read with confidence: the detector's box may sit turned on the printed index (a card in
         a fan lies at any angle; its index box is found less squarely than a whole card's outline). Each is read
         again from its box turned about its centre by TURNED_LOOK degrees; the view surest to hold an upright index
-        (the first reading among them) gives the read: its box and its posterior."""
-        from vision.geometry import rect_corners
-
+        replaces the first where it is surer than the first (``lone_none``: the first views' P(no index))."""
         views, owner, boxes = [], [], []
         for n, rd in enumerate(lone_reads):
             if rd.probs.max() >= SECOND_LOOK_BELOW:
                 continue
-            q = rd.corners
-            u, v = q[1] - q[0], q[3] - q[0]
-            w, h = float(np.linalg.norm(u)), float(np.linalg.norm(v))
-            a = math.atan2(float(u[1]), float(u[0]))
-            cx, cy = q.mean(0)
             for d in TURNED_LOOK:
-                boxes.append(rect_corners(cx, cy, w, h, a + math.radians(d)))
+                boxes.append(cr.turned_about_centre(rd.corners, d))
                 views.append(index_view(boxes[-1]))
                 owner.append(n)
         if not views:
