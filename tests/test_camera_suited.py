@@ -36,8 +36,8 @@ def test_training_smoke_writes_a_reader_with_the_decks_heads(tmp_path, deck, ali
     before = model.read_bytes()
     rep["thresholds"] = {"card": 0.5}
     (out / f"{deck}_reader.json").write_text(json.dumps(rep))
-    r = _run("-m", "vision.suited_reader", "--deck", alias, "--thresholds-only", "--calib-scenes", "2", "--threads", "1",
-             "--out", str(out), timeout=600)
+    r = _run("-m", "vision.suited_reader", "--deck", alias, "--thresholds-only", "--calib-scenes", "2", "--calib-hands", "1",
+             "--threads", "1", "--out", str(out), timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     again = json.loads((out / f"{deck}_reader.json").read_text())
     assert set(again["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look", "turned_look"}
@@ -234,6 +234,14 @@ def test_training_command_refuses_a_deck_that_is_not_suited_and_bad_options(tmp_
     _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "island54", "--real", str(tmp_path), "--smoke",
                            "--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=300), "--real")
     assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
+    for opt in ("--hands", "--calib-hands"):
+        _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "standard52", opt, "-1", "--smoke", "--out",
+                               str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=120), f"{opt} -1")
+        assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
+    out = tmp_path / "bench.json"
+    _one_line_refusal(_run("-m", "vision.suited_bench", "--hand-scenes", "-3", "--json", str(out), timeout=120),
+                      "--hand-scenes -3")
+    assert not out.exists()
 
 
 def test_committed_models_stay_small():

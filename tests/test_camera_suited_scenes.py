@@ -16,7 +16,7 @@ DECKS = ("island54", "standard52")
 
 
 @pytest.mark.parametrize("deck", DECKS)
-@pytest.mark.parametrize("layout", ["start", "fan", "trick", "mixed"])
+@pytest.mark.parametrize("layout", ["start", "fan", "trick", "mixed", "hand"])
 def test_same_seed_same_scene_and_labels(deck, layout):
     a = make_deck_scene(321, deck, layout)
     b = make_deck_scene(321, deck, layout)
@@ -93,6 +93,26 @@ def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layo
                 x1, y1 = np.ceil(q.max(0)).astype(int)
                 patch = gray[y0:y1, x0:x1]
                 assert patch.size and patch.min() < np.percentile(patch, 90) - 20
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), deck=st.sampled_from(DECKS))
+def test_a_hand_held_tight_shows_each_card_by_its_index_beside_its_neighbours(seed, deck):
+    sc = make_deck_scene(seed, deck, "hand")
+    assert sc.layout == "hand" and 3 <= len(sc.cards) <= 13
+    assert len({c.card for c in sc.cards}) == len(sc.cards)
+    assert sc.cards[-1].card_visible > 0.99  # the top card is whole
+    for lower, upper in zip(sc.cards, sc.cards[1:]):
+        assert lower.card_visible < 0.45  # a strip of it shows
+        assert max(lower.index_visible) >= 0.9, (lower.card, lower.index_visible)  # its corner index does
+        a, b = lower.index_quads[0], upper.index_quads[0]
+        width = float(np.linalg.norm(a[1] - a[0]))
+        assert float(np.linalg.norm(a.mean(0) - b.mean(0))) < 3 * width  # the next index lies close beside it
+
+
+def test_unknown_layout_is_refused():
+    with pytest.raises(ValueError, match="unknown layout 'heap'"):
+        make_deck_scene(1, "standard52", "heap")
 
 
 def test_write_scenes_writes_images_and_labels_that_match(tmp_path):

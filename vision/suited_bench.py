@@ -5,7 +5,8 @@ trained or tuned on them), read through the runtime path (``vision.suited_reader
 reader, the thresholds chosen on the calibration split):
 
 - ``start``: cards lying apart (3-8); ``overlaps``: fans and trick piles (``fan``, ``trick``), where most cards
-  show only a corner index;
+  show only a corner index; ``hands``: hands of 5-13 cards held tight (``hand``), each card showing a strip a
+  little wider than its index, its neighbours' indices close beside it;
 - per card that shows itself (whole, or a corner index at least 90 % visible): exact (named right, no confident
   read says otherwise), recall (found at all), wrong with confidence, unreadable (found, nothing confident), and
   confident reads of nothing (``false_reads``);
@@ -23,7 +24,8 @@ rank alone) and none names another).
 Targets (issue 21): >= 97 % exact, >= 99 % recall, <= 0.5 % wrong with confidence, <= 40 ms per frame; real
 photos >= 90 % right, <= 1 % wrong with confidence.
 
-    python -m vision.suited_bench [--decks standard52,island54] [--scenes 120] [--overlap-scenes 120] [--json OUT]
+    python -m vision.suited_bench [--decks standard52,island54] [--scenes 120] [--overlap-scenes 120] [--hand-scenes 60]
+                                  [--json OUT]
 """
 
 from __future__ import annotations
@@ -257,7 +259,7 @@ def _pcts(st: dict, key: str) -> dict:
 
 
 def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int = 12, real: bool = True,
-          threads: int = 2, out=print, models=None) -> dict:
+          threads: int = 2, out=print, models=None, hand_scenes: int = 60) -> dict:
     from vision.fonts import split_fonts
     from vision.realcards import DEFAULT
 
@@ -269,11 +271,13 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
         t0 = time.time()
         r["start"] = scenes_section(sc, deck, ("start",), scenes, SEED, fonts)
         r["overlaps"] = scenes_section(sc, deck, ("fan", "trick"), overlap_scenes, SEED + 100_000, fonts)
+        if hand_scenes:
+            r["hands"] = scenes_section(sc, deck, ("hand",), hand_scenes, SEED + 300_000, fonts)
         if deck == "island54":  # the same start scenes with no colour: the symbols alone
             r["start_grey"] = scenes_section(sc, deck, ("start",), max(1, scenes // 2), SEED, fonts, grey=True)
         r["timing"] = frame_timing(sc, deck, fonts, frames)
         r["bench_s"] = round(time.time() - t0, 1)
-        for sec in ("start", "overlaps", "start_grey"):
+        for sec in ("start", "overlaps", "hands", "start_grey"):
             if sec not in r:
                 continue
             s = r[sec]
@@ -313,6 +317,7 @@ def main(argv=None) -> int:
     ap.add_argument("--decks", default=",".join(DECKS))
     ap.add_argument("--scenes", type=int, default=120, help="start scenes per deck")
     ap.add_argument("--overlap-scenes", type=int, default=120, help="fan and trick scenes per deck")
+    ap.add_argument("--hand-scenes", type=int, default=60, help="hands held tight per deck (0: none)")
     ap.add_argument("--frames", type=int, default=12, help="8-card frames for the timing")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-real", action="store_true", help="skip the real photographs")
@@ -324,8 +329,13 @@ def main(argv=None) -> int:
         if x not in DECKS:
             print(f"pirate-table: error: --decks: unknown suited deck {x!r} (known: {', '.join(DECKS)})", file=sys.stderr)
             return 2
+    for name in ("scenes", "overlap_scenes", "hand_scenes", "frames"):
+        if getattr(a, name) < 0:
+            print(f"pirate-table: error: --{name.replace('_', '-')} {getattr(a, name)}: not a count (0 or more)",
+                  file=sys.stderr)
+            return 2
     res = bench(decks, a.scenes, a.overlap_scenes, a.frames, not a.no_real, a.threads,
-                models=Path(a.models) if a.models else None)
+                models=Path(a.models) if a.models else None, hand_scenes=a.hand_scenes)
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
     return 0

@@ -254,10 +254,12 @@ def _scene_chunk(args):
     corner regions (two labelled, two sideways); per index at least 90 % visible: its index view upright
     (labelled) and turned (no index); per scene, three boxes of an index's size away from every index (pips, a
     court's frame, the table: no index)."""
-    seed, n, split, deck = args
+    seed, n, split, deck, *rest = args
     from companion.decks import get_deck
     from vision.fonts import split_fonts
     from vision.synth.suited import LAYOUTS, make_deck_scene
+
+    layouts = rest[0] if rest else LAYOUTS
 
     d = get_deck(deck)
     codes = deck_codes(deck)
@@ -268,7 +270,7 @@ def _scene_chunk(args):
     add = views.add
 
     for i in range(n):
-        sc = make_deck_scene(seed * 1000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
+        sc = make_deck_scene(seed * 1000 + i, deck, layouts[i % len(layouts)], fonts=fonts)
         img = sc.image
         if rng.random() < 0.1:
             img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
@@ -302,14 +304,19 @@ def _scene_chunk(args):
     return views.arrays()
 
 
-def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0):
+def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0,
+                     n_hands: int = 0):
     """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
-    scenes) in faces of font split ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit
-    labels (-100: none)."""
+    scenes, and of ``n_hands`` scenes of a hand held tight: ``vision.synth.suited.HAND``) in faces of font split
+    ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none)."""
+    from vision.synth.suited import HAND
+
     chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck))
               for k in range((n_cards + 399) // 400)]
     chunks += [(_scene_chunk, (seed * 1000 + 500 + k, min(50, n_scenes - k * 50), split, deck))
                for k in range((n_scenes + 49) // 50)]
+    chunks += [(_scene_chunk, (seed * 1000 + 800 + k, min(50, n_hands - k * 50), split, deck, (HAND,)))
+               for k in range((n_hands + 49) // 50)]
     if workers > 1 and len(chunks) > 1:
         import multiprocessing as mp
 
@@ -768,17 +775,25 @@ def net_kw(deck: str, extra: int = 0) -> dict:
     return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits), "extra": extra}
 
 
-def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scenes: int = 80) -> dict:
-    """The scan's bars (card, index, and their ranks alone) and looks for the reader in ``out``, chosen on rendered
-    scenes in calibration fonts (start rows, fans, trick piles) through the int8 runtime path, into ``rep`` (the
-    reader's report, written to ``out/<deck>_reader.json``)."""
+def calibration_scenes(deck: str, n: int = 80, hands: int = 20) -> list:
+    """The rendered scenes in calibration fonts that the scan's bars and looks are chosen on: ``n`` of the four
+    layouts in turn (start rows, fans, trick piles, mixed) and ``hands`` hands held tight."""
     from vision.fonts import split_fonts
-    from vision.synth.suited import LAYOUTS, make_deck_scene
+    from vision.synth.suited import HAND, LAYOUTS, make_deck_scene
 
-    t0 = time.time()
     fonts = split_fonts("calibration")
-    scenes = [make_deck_scene(5_000_000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts)
-              for i in range(calib_scenes)]
+    return ([make_deck_scene(5_000_000 + i, deck, LAYOUTS[i % len(LAYOUTS)], fonts=fonts) for i in range(n)]
+            + [make_deck_scene(5_100_000 + i, deck, HAND, fonts=fonts) for i in range(hands)])
+
+
+def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scenes: int = 80,
+                   calib_hands: int = 20) -> dict:
+    """The scan's bars (card, index, and their ranks alone) and looks for the reader in ``out``, chosen on rendered
+    scenes in calibration fonts (``calibration_scenes``: start rows, fans, trick piles, tight hands) through the int8
+    runtime path, into ``rep`` (the reader's report, written to ``out/<deck>_reader.json``)."""
+    t0 = time.time()
+    scenes = calibration_scenes(deck, calib_scenes, calib_hands)
+    rep["calibration_scene_count"] = {"layouts": calib_scenes, "hands": calib_hands}
     scanner = SuitedScanner(deck, out, threads=threads)
 
     def trial(second: bool, grown: bool, turned: bool = False):
@@ -832,7 +847,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cards", type=int, default=9000, help="training cards (5-6 views each)")
     ap.add_argument("--scenes", type=int, default=800, help="training scenes (views of every card in them)")
     ap.add_argument("--calib-cards", type=int, default=1200)
+    ap.add_argument("--hands", type=int, default=400, help="training scenes of a hand held tight (views of every "
+                    "index in them)")
     ap.add_argument("--calib-scenes", type=int, default=80, help="calibration-font scenes for the thresholds")
+    ap.add_argument("--calib-hands", type=int, default=20, help="calibration-font hands held tight, for the thresholds "
+                    "too")
     ap.add_argument("--steps", type=int, default=8000)
     ap.add_argument("--train-budget-s", type=float, default=None,
                     help="at most this many seconds of training: the steps are cut to fit, from a measured s/step")
@@ -873,6 +892,11 @@ def main(argv=None) -> int:
         print(f"pirate-table: error: --real {a.real}: needs --deck standard52 and a folder with edje-pinochle/",
               file=sys.stderr)
         return 2
+    for name in ("hands", "calib_hands"):
+        if getattr(a, name) < 0:
+            print(f"pirate-table: error: --{name.replace('_', '-')} {getattr(a, name)}: not a count (0 or more)",
+                  file=sys.stderr)
+            return 2
     if a.real_copies < 1:
         print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
         return 2
@@ -882,7 +906,7 @@ def main(argv=None) -> int:
         if not report.is_file() or not (out / f"{deck}_reader.int8.onnx").is_file():
             print(f"pirate-table: error: --out {out}: no {deck}_reader.int8.onnx and .json there", file=sys.stderr)
             return 2
-        rep = set_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.calib_scenes)
+        rep = set_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.calib_scenes, a.calib_hands)
         print(deck, "thresholds", rep["thresholds"], json.dumps(rep["calibration_scenes"]))
         return 0
     import datetime as dt
@@ -902,19 +926,22 @@ def main(argv=None) -> int:
     out = Path(a.out) if a.out else root / "models"
     work = Path(a.work) if a.work else root / "out" / "train"
     if a.smoke:
-        a.cards, a.scenes, a.calib_cards, a.calib_scenes, a.steps, a.batch, a.workers = 24, 2, 12, 2, 3, 16, 1
+        a.cards, a.scenes, a.hands, a.calib_cards, a.calib_scenes, a.calib_hands = 24, 2, 1, 12, 2, 1
+        a.steps, a.batch, a.workers = 3, 16, 1
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
-    rep: dict = {"deck": deck, "recipe": {k: getattr(a, k) for k in ("cards", "scenes", "calib_cards", "calib_scenes", "steps",
-                                                                        "batch", "lr")},
+    rep: dict = {"deck": deck, "recipe": {k: getattr(a, k) for k in ("cards", "scenes", "hands", "calib_cards",
+                                                                        "calib_scenes", "calib_hands", "steps", "batch",
+                                                                        "lr")},
                  "ink_modes": dict(zip(INK_MODES, INK_SHARES))}
     t0 = time.time()
-    cache = work / f"{deck}_views_{a.cards}_{a.scenes}.npz"
+    cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
         C, R, L = z["C"], z["R"], z["L"]
     else:
-        C, R, L = gen_suited_crops(deck, a.cards, seed=11, split="train", workers=a.workers, n_scenes=a.scenes)
+        C, R, L = gen_suited_crops(deck, a.cards, seed=11, split="train", workers=a.workers, n_scenes=a.scenes,
+                                   n_hands=a.hands)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["gen_s"] = round(time.time() - t0, 1)
@@ -972,7 +999,7 @@ def main(argv=None) -> int:
     rep["int8_bytes"] = int8.stat().st_size
     # thresholds: on rendered scenes in calibration fonts (start rows, fans, trick piles), int8 runtime path
     (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
-    set_thresholds(deck, out, rep, a.threads, a.calib_scenes)
+    set_thresholds(deck, out, rep, a.threads, a.calib_scenes, a.calib_hands)
     for k in ("calibration_views_int8", "calibration_scenes"):
         print(deck, k, json.dumps({x: y for x, y in rep[k].items() if x != "reliability"}))
     print(deck, "temperature", rep["temperature"], "thresholds", rep["thresholds"], "int8 bytes", rep["int8_bytes"])

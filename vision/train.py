@@ -48,9 +48,11 @@ def _clip_poly(q, x0, y0, w, h):
 
 
 def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3, fonts=None,
-                      prefix: str = "s") -> int:
+                      prefix: str = "s", deck: str | None = None, layouts=None) -> int:
     """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written.
-    ``fonts``: faces set in these font families (vision.fonts.split_fonts("train")); None: the own faces."""
+    ``fonts``: faces set in these font families (vision.fonts.split_fonts("train")); None: the own faces.
+    ``deck``: scenes of that suited deck (``vision.synth.suited.make_deck_scene``, ``layouts`` in turn) instead of
+    Pirate's Bluff scenes."""
     img_dir, lab_dir = out / "images" / "train", out / "labels" / "train"
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
@@ -60,7 +62,12 @@ def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene:
         if (lab_dir / f"{prefix}{seed}_{tiles_per_scene - 1}.txt").exists():
             n += tiles_per_scene
             continue
-        sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES, fonts=fonts)
+        if deck is None:
+            sc = make_scene(seed, LAYOUTS[seed % len(LAYOUTS)], TRAIN_SURFACES, fonts=fonts)
+        else:
+            from vision.synth.suited import make_deck_scene
+
+            sc = make_deck_scene(seed, deck, layouts[seed % len(layouts)], TRAIN_SURFACES, fonts=fonts)
         small = cv2.resize(sc.image, None, fx=DET_SCALE, fy=DET_SCALE, interpolation=cv2.INTER_AREA)
         objs = []
         for c in sc.cards:
@@ -358,6 +365,8 @@ def main(argv=None) -> int:
                     "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
     ap.add_argument("--decks-scenes", type=int, default=350, help="font-family scenes for --only decks (+ 300 own)")
     ap.add_argument("--decks-hours", type=float, default=0.15)
+    ap.add_argument("--decks-suited", type=int, default=0, help="--only decks: also this many scenes of each suited "
+                    "deck (train fonts; start rows, fans, trick piles, mixed) and half as many hands held tight")
     ap.add_argument("--corner-cards", type=int, default=30000)
     ap.add_argument("--corner-steps", type=int, default=6000)
     ap.add_argument("--middle-cards", type=int, default=24000,
@@ -425,7 +434,17 @@ def main(argv=None) -> int:
         d = work / "det_decks_data"
         n = gen_detector_data(d, args.decks_scenes, seed0=200_000, fonts=split_fonts("train"), prefix="f")
         n += gen_detector_data(d, 300, seed0=0, prefix="s")
+        if args.decks_suited:
+            from vision.synth.suited import HAND
+            from vision.synth.suited import LAYOUTS as SUITED_LAYOUTS
+
+            for k, deck in enumerate(("standard52", "island54")):
+                n += gen_detector_data(d, args.decks_suited, seed0=300_000 + 10_000 * k, fonts=split_fonts("train"),
+                                       prefix=f"d{deck}_", deck=deck, layouts=SUITED_LAYOUTS)
+                n += gen_detector_data(d, args.decks_suited // 2, seed0=400_000 + 10_000 * k,
+                                       fonts=split_fonts("train"), prefix=f"h{deck}_", deck=deck, layouts=(HAND,))
         report["decks_tiles"] = n
+        report["decks_suited"] = args.decks_suited
         pt = train_detector(d, work / "runs", 30, args.decks_hours, init=Path(args.det_init) if args.det_init else out / "card_det.pt",
                             name="decks")
         tmp_out = work / "decks_export" / "card_det_decks.onnx"

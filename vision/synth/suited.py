@@ -8,7 +8,10 @@ light and noise as the Pirate's Bluff scenes (``vision/synth/scene.py``). Layout
 - ``fan``: one or two fanned hands of 2-7 cards (a showdown): only the corner indices of the lower cards show;
 - ``trick``: a trick pile of 2-6 cards thrown on one another, each turned, so that mostly only a corner index of
   the lower cards shows;
-- ``mixed``: a fan or a trick pile and 1-3 cards apart.
+- ``mixed``: a fan or a trick pile and 1-3 cards apart;
+- ``hand`` (not among the default ``LAYOUTS``): one hand of 5-13 cards held tight, as a bridge or whist hand is
+  laid down: each card shows only a strip a little wider than its corner index, so the view of an index holds
+  its neighbours' indices too.
 
 Labels (``SuitedSceneCard``) are those of the Pirate's Bluff scenes: the card (the deck's notation, e.g.
 ``"K:anchors"``, ``"10H"``), its four image corners (TL, TR, BR, BL of the upright card), every index quad (TL,
@@ -29,6 +32,8 @@ from vision.synth.scene import _apply, _camera, _card_to_table, _light, _place_s
 from vision.synth.surfaces import TRAIN_SURFACES, make_surface
 
 LAYOUTS = ("start", "fan", "trick", "mixed")
+HAND = "hand"
+ALL_LAYOUTS = LAYOUTS + (HAND,)
 PPM = 3.5  # face pixels per mm before the camera warp (as the Pirate's Bluff scenes)
 
 
@@ -85,6 +90,26 @@ def _fan(rng, n, px, py, wmm, hmm):
     return out
 
 
+def _hand(rng, n, px, py, wmm, hmm, strip):
+    """A hand held tight: each card shows a strip of ``strip`` mm (a little wider than its corner index) beyond the
+    next one, along a line or an arc."""
+    base = rng.uniform(0, 2 * math.pi)
+    out = []
+    if rng.random() < 0.5:
+        for i in range(n):
+            a = base + rng.uniform(-0.04, 0.04)
+            off = (i - (n - 1) / 2) * strip
+            out.append((px + off * math.cos(base), py + off * math.sin(base), a))
+    else:
+        radius = rng.uniform(60, 150)
+        step = strip / (radius + 0.4 * hmm)  # the strip measured where the index lies, near the card's top
+        for i in range(n):
+            a = base + (i - (n - 1) / 2) * step
+            out.append((px + radius * math.sin(a) - radius * math.sin(base),
+                        py - radius * math.cos(a) + radius * math.cos(base), a))
+    return out
+
+
 def _trick(rng, n, px, py, wmm, hmm):
     """A pile thrown from the seats: each card pushed out from the centre towards its thrower, turned."""
     base = rng.uniform(0, 2 * math.pi)
@@ -128,8 +153,8 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
     from companion.decks import get_deck
     from vision.decks.faces import faces_for
 
-    if layout not in LAYOUTS:
-        raise ValueError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
+    if layout not in ALL_LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r} (known: {', '.join(ALL_LAYOUTS)})")
     d = get_deck(deck)
     faces = faces_for(d)
     rng = np.random.default_rng(seed)
@@ -157,7 +182,7 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
                                 np.array([[0, 0], [wmm, 0], [wmm, hmm], [0, hmm]], float)))
 
     placements: list[tuple[int, int, float, float, float]] = []  # (card, style index, cx, cy, angle)
-    parts = {"start": ["start"], "fan": ["fan"], "trick": ["trick"],
+    parts = {"start": ["start"], "fan": ["fan"], "trick": ["trick"], HAND: [HAND],
              "mixed": [("fan" if rng.random() < 0.5 else "trick"), "start"]}[layout]
     for part in parts:
         if part == "start":
@@ -170,15 +195,21 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
             continue
         groups = 1 if (layout != "fan" or rng.random() < 0.6) else 2
         for g in range(groups):
-            n = int(rng.integers(2, 8)) if part == "fan" else int(rng.integers(2, 7))
+            n = {"fan": (2, 8), "trick": (2, 7), HAND: (5, 14)}[part]
+            n = int(rng.integers(*n))
             ks = [int(next(order)) for _ in range(n)]
             si = g % 2
+            if part == HAND:  # the strip each card shows: its top-left index's width and a little more
+                strip = float(max(face(k, si)[1][0][:, 0].max() for k in ks)) / PPM * rng.uniform(1.02, 1.3)
             best = None
             for _try in range(80):
                 px, py = rng.uniform(-350, 350, 2) * max(0.05, 1 - _try / 50)
                 if _try >= 50 and _try % 10 == 0 and n > 2:
                     n -= 1
-                cards = (_fan if part == "fan" else _trick)(rng, n, px, py, wmm, hmm)
+                if part == HAND:
+                    cards = _hand(rng, n, px, py, wmm, hmm, strip)
+                else:
+                    cards = (_fan if part == "fan" else _trick)(rng, n, px, py, wmm, hmm)
                 if not all(inside(card_quad(*c)) for c in cards):
                     continue
                 if any(np.hypot(p[2] - px, p[3] - py) < 170 for p in placements):
