@@ -116,3 +116,30 @@ def test_a_reader_with_extra_convolutions_starts_from_one_without_them_reading_t
     load_onnx_weights(again, tmp_path / "deep.onnx")
     with pytest.raises(ValueError, match="convolutions"):
         load_onnx_weights(make_net(extra=base_extra + 3), tmp_path / "deep.onnx")
+
+
+def test_detector_tiles_of_suited_hands_label_every_index_that_shows(tmp_path):
+    """The decks detector's recipe (``--decks-suited``): tiles cut from suited scenes (here hands held tight) carry
+    an oriented box for each whole card and each index at least 90 % visible, in the tile's own coordinates."""
+    from vision.synth.suited import HAND, make_deck_scene
+    from vision.train import DET_SCALE, TILE, gen_detector_data
+
+    n = gen_detector_data(tmp_path, 2, seed0=400_000, tiles_per_scene=3, prefix="h", deck="standard52",
+                          layouts=(HAND,))
+    assert n == 6
+    assert "1: index" in (tmp_path / "data.yaml").read_text()
+    shown = 0
+    for seed in (400_000, 400_001):
+        sc = make_deck_scene(seed, "standard52", HAND)
+        idx = [q * DET_SCALE for c in sc.cards for q, v in zip(c.index_quads, c.index_visible) if v >= 0.9]
+        for t in range(3):
+            lines = (tmp_path / "labels" / "train" / f"h{seed}_{t}.txt").read_text().split("\n")
+            boxes = [np.array(ln.split()[1:], float).reshape(4, 2) * TILE for ln in lines if ln.startswith("1 ")]
+            assert cv2.imread(str(tmp_path / "images" / "train" / f"h{seed}_{t}.jpg")).shape == (TILE, TILE, 3)
+            shown += len(boxes)
+            for b in boxes:  # each index box lies on a labelled index of the scene (the tile's offset unknown here:
+                # its size and shape must be an index's)
+                w, h = sorted([np.linalg.norm(b[1] - b[0]), np.linalg.norm(b[2] - b[1])])
+                sizes = [sorted([np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])]) for q in idx]
+                assert any(abs(w - s[0]) < 0.35 * s[0] + 2 and abs(h - s[1]) < 0.35 * s[1] + 2 for s in sizes), (w, h)
+    assert shown >= 5  # the hands' indices are labelled

@@ -115,13 +115,13 @@ def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | No
     kw = dict(
         data=str(data_dir / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, workers=workers,
         pretrained=str(init) if init else False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
-        val=False, device="cpu", amp=False, project=str(run_dir), name=name, exist_ok=True, verbose=False,
+        val=False, device="cpu", amp=False, project=str(run_dir.resolve()), name=name, exist_ok=True, verbose=False,
         close_mosaic=0, warmup_epochs=min(1, epochs),
     )
     if hours:
         kw["time"] = hours
     model.train(**kw)
-    return run_dir / name / "weights" / "last.pt"
+    return run_dir.resolve() / name / "weights" / "last.pt"  # absolute: ultralytics puts a relative project under its runs/
 
 
 def export_detector(pt: Path, onnx_out: Path, imgsz=(DET_H, DET_W), keep_pt: bool = True) -> Path:
