@@ -128,3 +128,30 @@ def test_write_scenes_writes_images_and_labels_that_match(tmp_path):
         assert again.labels() == lab  # the labels are the scene's, a function of its seed
         assert float(np.abs(img.astype(np.float32) - again.image.astype(np.float32)).mean()) < 3  # JPEG only
     assert [lab["layout"] for lab in labels.values()] == ["start", "fan", "trick", "mixed"]
+
+
+def test_a_card_read_in_a_hand_belongs_to_the_card_it_names_among_those_it_covers():
+    """In a hand held tight the top card's outline and the next card's overlap most of the way: a whole-card read
+    whose outline sits between them counts for the card it names if its outline covers that card (IoU >= 0.5),
+    and against the card it covers best when it names a card it does not cover."""
+    from vision.suited_reader import SuitedRead, _iou, deck_codes, match_reads, score_rows
+
+    sc = make_deck_scene(5, "standard52", "hand")
+    top, below = sc.cards[-1], sc.cards[-2]
+    between = (0.45 * top.quad + 0.55 * below.quad).astype(np.float32)  # nearer the card below
+    assert _iou(between, below.quad) > _iou(between, top.quad) >= 0.5
+    codes = deck_codes("standard52")
+    d = get_deck("standard52")
+
+    def read(card):
+        k = codes.code(d.parse(card))
+        p = np.zeros(codes.n, np.float32)
+        p[k] = 1.0
+        return SuitedRead("card", between, p, 1.0, k, codes)
+
+    rows = {r["card"]: r for r in match_reads(sc, [read(top.card)])}
+    assert [x[0] for x in rows[top.card]["reads"]] == [top.card] and rows[below.card]["reads"] == []
+    other = next(c for c in d.cards if d.notation(c) not in {x.card for x in sc.cards})
+    rows = match_reads(sc, [read(d.notation(other))])
+    assert score_rows(rows)["wrong_confident"] == 1
+    assert {r["card"]: r for r in rows}[below.card]["reads"][0][0] == d.notation(other)

@@ -599,8 +599,9 @@ class SuitedScanner:
 def match_reads(scene, reads) -> list[dict]:
     """Each labelled card of a rendered scene that shows itself (a whole card, or a corner index at least 90 %
     visible) with what the scan said about it: {"card", "whole", "reads": [(code or None, confidence)]}, and the
-    reads that match no card as {"card": None, ...}. A whole-card read belongs to the card whose outline holds its
-    centre (the topmost); an index read to the card whose visible index lies nearest its centre."""
+    reads that match no card as {"card": None, ...}. A whole-card read belongs to the card whose outline its own
+    outline covers best (IoU >= 0.5; the card it names, if that is one of them); an index read to the card whose
+    visible index lies nearest its centre."""
     rows = []
     for c in scene.cards:
         shows = c.card_visible > 0.9 or any(v >= 0.9 for v in c.index_visible)
@@ -614,10 +615,13 @@ def match_reads(scene, reads) -> list[dict]:
         best, best_d = None, np.inf
         for i in range(len(scene.cards) - 1, -1, -1):
             c = scene.cards[i]
-            if rd.kind == "card":  # the card whose outline the read's outline covers best (IoU >= 0.5)
+            if rd.kind == "card":  # the card whose outline the read's outline covers best (IoU >= 0.5); in a hand
+                # held tight the next card's outline covers nearly as much, so the card the read names wins
+                # among those (IoU >= 0.5) if it is one of them
                 iou = _iou(c.quad, rd.corners)
-                if iou >= 0.5 and -iou < best_d:
-                    best, best_d = i, -iou
+                key = iou + (1.0 if c.card == said else 0.0)
+                if iou >= 0.5 and -key < best_d:
+                    best, best_d = i, -key
             else:
                 for q, v in zip(c.index_quads, c.index_visible):
                     size = float(np.linalg.norm(q[0] - q[2]))
@@ -775,7 +779,7 @@ def net_kw(deck: str, extra: int = 0) -> dict:
     return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits), "extra": extra}
 
 
-def calibration_scenes(deck: str, n: int = 80, hands: int = 20) -> list:
+def calibration_scenes(deck: str, n: int = 240, hands: int = 60) -> list:
     """The rendered scenes in calibration fonts that the scan's bars and looks are chosen on: ``n`` of the four
     layouts in turn (start rows, fans, trick piles, mixed) and ``hands`` hands held tight."""
     from vision.fonts import split_fonts
@@ -786,8 +790,8 @@ def calibration_scenes(deck: str, n: int = 80, hands: int = 20) -> list:
             + [make_deck_scene(5_100_000 + i, deck, HAND, fonts=fonts) for i in range(hands)])
 
 
-def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scenes: int = 80,
-                   calib_hands: int = 20) -> dict:
+def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scenes: int = 240,
+                   calib_hands: int = 60) -> dict:
     """The scan's bars (card, index, and their ranks alone) and looks for the reader in ``out``, chosen on rendered
     scenes in calibration fonts (``calibration_scenes``: start rows, fans, trick piles, tight hands) through the int8
     runtime path, into ``rep`` (the reader's report, written to ``out/<deck>_reader.json``)."""
@@ -849,8 +853,8 @@ def main(argv=None) -> int:
     ap.add_argument("--calib-cards", type=int, default=1200)
     ap.add_argument("--hands", type=int, default=400, help="training scenes of a hand held tight (views of every "
                     "index in them)")
-    ap.add_argument("--calib-scenes", type=int, default=80, help="calibration-font scenes for the thresholds")
-    ap.add_argument("--calib-hands", type=int, default=20, help="calibration-font hands held tight, for the thresholds "
+    ap.add_argument("--calib-scenes", type=int, default=240, help="calibration-font scenes for the thresholds")
+    ap.add_argument("--calib-hands", type=int, default=60, help="calibration-font hands held tight, for the thresholds "
                     "too")
     ap.add_argument("--steps", type=int, default=8000)
     ap.add_argument("--train-budget-s", type=float, default=None,
