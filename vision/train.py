@@ -377,6 +377,17 @@ def main(argv=None) -> int:
     ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
     ap.add_argument("--reader-lr", type=float, default=3e-3)
     args = ap.parse_args(argv)
+    for name in ("det_scenes", "det_epochs", "reader_scenes", "reader_steps", "decks_scenes", "decks_suited",
+                 "corner_cards", "corner_steps", "middle_cards", "middle_steps"):
+        if getattr(args, name) < 0:
+            print(f"pirate-table: error: --{name.replace('_', '-')} {getattr(args, name)}: not a count (0 or more)",
+                  file=sys.stderr)
+            return 2
+    for name in ("det_hours", "decks_hours", "reader_lr"):
+        v = getattr(args, name)
+        if not (math.isfinite(v) and v > 0):
+            print(f"pirate-table: error: --{name.replace('_', '-')} {v}: not a positive number", file=sys.stderr)
+            return 2
     import tempfile
 
     if args.smoke:
