@@ -236,11 +236,12 @@ def test_training_command_refuses_a_deck_that_is_not_suited_and_bad_options(tmp_
     assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
     for opt in ("--hands", "--calib-hands"):
         _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "standard52", opt, "-1", "--smoke", "--out",
-                               str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=120), f"{opt} -1")
+                               str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=120),
+                          f"python -m vision.suited_reader: argument {opt}: must be >= 0, got -1")
         assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
     out = tmp_path / "bench.json"
     _one_line_refusal(_run("-m", "vision.suited_bench", "--hand-scenes", "-3", "--json", str(out), timeout=120),
-                      "--hand-scenes -3")
+                      "python -m vision.suited_bench: argument --hand-scenes: must be >= 0, got -3")
     assert not out.exists()
 
 

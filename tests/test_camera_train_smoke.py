@@ -145,14 +145,14 @@ def test_detector_tiles_of_suited_hands_label_every_index_that_shows(tmp_path):
     assert shown >= 5  # the hands' indices are labelled
 
 
-@pytest.mark.parametrize("args,start", [(["--decks-suited", "-1"], "--decks-suited -1"),
-                                        (["--det-hours", "nan"], "--det-hours nan"),
-                                        (["--decks-hours", "0"], "--decks-hours 0.0"),
-                                        (["--reader-steps", "-5"], "--reader-steps -5")])
+@pytest.mark.parametrize("args,start", [(["--decks-suited", "-1"], "--decks-suited: must be >= 0, got -1"),
+                                        (["--det-hours", "nan"], "--det-hours: expected a number"),
+                                        (["--decks-hours", "0"], "--decks-hours: must be > 0, got 0"),
+                                        (["--reader-steps", "-5"], "--reader-steps: must be >= 0, got -5")])
 def test_training_command_refuses_nonsense_numbers_in_one_line(tmp_path, args, start):
     out, work = tmp_path / "m", tmp_path / "w"
     r = subprocess.run([sys.executable, "-m", "vision.train", *args, "--out", str(out), "--work", str(work)],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and r.stderr.startswith("pirate-table: error: " + start)
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and r.stderr.startswith("pirate-table: error: python -m vision.train: argument " + start)
     assert not out.exists() and not work.exists()

@@ -312,13 +312,15 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
 def main(argv=None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m vision.suited_bench", description=__doc__,
+    from companion.inputs import OneLineParser, cli_int
+
+    ap = OneLineParser(prog="python -m vision.suited_bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--decks", default=",".join(DECKS))
-    ap.add_argument("--scenes", type=int, default=120, help="start scenes per deck")
-    ap.add_argument("--overlap-scenes", type=int, default=120, help="fan and trick scenes per deck")
-    ap.add_argument("--hand-scenes", type=int, default=60, help="hands held tight per deck (0: none)")
-    ap.add_argument("--frames", type=int, default=12, help="8-card frames for the timing")
+    ap.add_argument("--scenes", type=cli_int(0), default=120, help="start scenes per deck")
+    ap.add_argument("--overlap-scenes", type=cli_int(0), default=120, help="fan and trick scenes per deck")
+    ap.add_argument("--hand-scenes", type=cli_int(0), default=60, help="hands held tight per deck (0: none)")
+    ap.add_argument("--frames", type=cli_int(0), default=12, help="8-card frames for the timing")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-real", action="store_true", help="skip the real photographs")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
@@ -328,11 +330,6 @@ def main(argv=None) -> int:
     for x in decks:
         if x not in DECKS:
             print(f"pirate-table: error: --decks: unknown suited deck {x!r} (known: {', '.join(DECKS)})", file=sys.stderr)
-            return 2
-    for name in ("scenes", "overlap_scenes", "hand_scenes", "frames"):
-        if getattr(a, name) < 0:
-            print(f"pirate-table: error: --{name.replace('_', '-')} {getattr(a, name)}: not a count (0 or more)",
-                  file=sys.stderr)
             return 2
     res = bench(decks, a.scenes, a.overlap_scenes, a.frames, not a.no_real, a.threads,
                 models=Path(a.models) if a.models else None, hand_scenes=a.hand_scenes)

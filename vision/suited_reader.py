@@ -860,16 +860,18 @@ def main(argv=None) -> int:
     from companion.decks import get_deck
     from companion.errors import CardError
 
-    ap = argparse.ArgumentParser(prog="python -m vision.suited_reader", description=__doc__,
+    from companion.inputs import OneLineParser, cli_int
+
+    ap = OneLineParser(prog="python -m vision.suited_reader", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deck", required=True, help="standard52 or island54 (aliases: standard, island)")
     ap.add_argument("--cards", type=int, default=9000, help="training cards (5-6 views each)")
     ap.add_argument("--scenes", type=int, default=800, help="training scenes (views of every card in them)")
     ap.add_argument("--calib-cards", type=int, default=1200)
-    ap.add_argument("--hands", type=int, default=400, help="training scenes of a hand held tight (views of every "
+    ap.add_argument("--hands", type=cli_int(0), default=400, help="training scenes of a hand held tight (views of every "
                     "index in them)")
     ap.add_argument("--calib-scenes", type=int, default=240, help="calibration-font scenes for the thresholds")
-    ap.add_argument("--calib-hands", type=int, default=60, help="calibration-font hands held tight, for the thresholds "
+    ap.add_argument("--calib-hands", type=cli_int(0), default=60, help="calibration-font hands held tight, for the thresholds "
                     "too")
     ap.add_argument("--steps", type=int, default=8000)
     ap.add_argument("--train-budget-s", type=float, default=None,
@@ -911,11 +913,6 @@ def main(argv=None) -> int:
         print(f"pirate-table: error: --real {a.real}: needs --deck standard52 and a folder with edje-pinochle/",
               file=sys.stderr)
         return 2
-    for name in ("hands", "calib_hands"):
-        if getattr(a, name) < 0:
-            print(f"pirate-table: error: --{name.replace('_', '-')} {getattr(a, name)}: not a count (0 or more)",
-                  file=sys.stderr)
-            return 2
     if a.real_copies < 1:
         print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
         return 2

@@ -350,44 +350,36 @@ def train_reader(X, R, L, steps: int, out_onnx: Path, log=print, batch: int = 12
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from companion.inputs import OneLineParser, cli_float, cli_int
+
+    ap = OneLineParser(prog="python -m vision.train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    count, positive = cli_int(0), cli_float(0, lo_open=True)
     ap.add_argument("--smoke", action="store_true", help="tiny data, a few steps, into --out (default: a temp dir)")
     ap.add_argument("--out", default=None, help="where models go (default models/, or a temp dir with --smoke)")
     ap.add_argument("--work", default=None, help="scratch dir for generated data and runs")
-    ap.add_argument("--det-scenes", type=int, default=2600)
-    ap.add_argument("--det-epochs", type=int, default=30)
-    ap.add_argument("--det-hours", type=float, default=1.5, help="ultralytics time budget (overrides epochs)")
-    ap.add_argument("--reader-scenes", type=int, default=3000)
-    ap.add_argument("--reader-steps", type=int, default=9000)
+    ap.add_argument("--det-scenes", type=count, default=2600)
+    ap.add_argument("--det-epochs", type=count, default=30)
+    ap.add_argument("--det-hours", type=positive, default=1.5, help="ultralytics time budget (overrides epochs)")
+    ap.add_argument("--reader-scenes", type=count, default=3000)
+    ap.add_argument("--reader-steps", type=count, default=9000)
     ap.add_argument("--only", choices=["det", "quantize", "reader", "corner", "decks"], default=None,
                     help="one part: det (train, export, quantize), quantize (both committed models), reader (train, "
                     "quantize), corner (the corner reader: vision/corner.py, font families of the train split; then the middle reader), decks "
                     "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
-    ap.add_argument("--decks-scenes", type=int, default=350, help="font-family scenes for --only decks (+ 300 own)")
-    ap.add_argument("--decks-hours", type=float, default=0.15)
-    ap.add_argument("--decks-suited", type=int, default=0, help="--only decks: also this many scenes of each suited "
+    ap.add_argument("--decks-scenes", type=count, default=350, help="font-family scenes for --only decks (+ 300 own)")
+    ap.add_argument("--decks-hours", type=positive, default=0.15)
+    ap.add_argument("--decks-suited", type=count, default=0, help="--only decks: also this many scenes of each suited "
                     "deck (train fonts; start rows, fans, trick piles, mixed) and half as many hands held tight")
-    ap.add_argument("--corner-cards", type=int, default=30000)
-    ap.add_argument("--corner-steps", type=int, default=6000)
-    ap.add_argument("--middle-cards", type=int, default=24000,
+    ap.add_argument("--corner-cards", type=count, default=30000)
+    ap.add_argument("--corner-steps", type=count, default=6000)
+    ap.add_argument("--middle-cards", type=count, default=24000,
                     help="the middle reader: the corner reader continued with this many more cards whose middles are read")
-    ap.add_argument("--middle-steps", type=int, default=8000)
+    ap.add_argument("--middle-steps", type=count, default=8000)
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
     ap.add_argument("--det-name", default="det")
     ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
-    ap.add_argument("--reader-lr", type=float, default=3e-3)
+    ap.add_argument("--reader-lr", type=positive, default=3e-3)
     args = ap.parse_args(argv)
-    for name in ("det_scenes", "det_epochs", "reader_scenes", "reader_steps", "decks_scenes", "decks_suited",
-                 "corner_cards", "corner_steps", "middle_cards", "middle_steps"):
-        if getattr(args, name) < 0:
-            print(f"pirate-table: error: --{name.replace('_', '-')} {getattr(args, name)}: not a count (0 or more)",
-                  file=sys.stderr)
-            return 2
-    for name in ("det_hours", "decks_hours", "reader_lr"):
-        v = getattr(args, name)
-        if not (math.isfinite(v) and v > 0):
-            print(f"pirate-table: error: --{name.replace('_', '-')} {v}: not a positive number", file=sys.stderr)
-            return 2
     import tempfile
 
     if args.smoke:
