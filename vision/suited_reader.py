@@ -254,12 +254,10 @@ def _scene_chunk(args):
     corner regions (two labelled, two sideways); per index at least 90 % visible: its index view upright
     (labelled) and turned (no index); per scene, three boxes of an index's size away from every index (pips, a
     court's frame, the table: no index)."""
-    seed, n, split, deck, *rest = args
+    seed, n, split, deck, layouts = args
     from companion.decks import get_deck
     from vision.fonts import split_fonts
-    from vision.synth.suited import LAYOUTS, make_deck_scene
-
-    layouts = rest[0] if rest else LAYOUTS
+    from vision.synth.suited import make_deck_scene
 
     d = get_deck(deck)
     codes = deck_codes(deck)
@@ -309,11 +307,11 @@ def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", w
     """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
     scenes, and of ``n_hands`` scenes of a hand held tight: ``vision.synth.suited.HAND``) in faces of font split
     ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none)."""
-    from vision.synth.suited import HAND
+    from vision.synth.suited import HAND, LAYOUTS
 
     chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck))
               for k in range((n_cards + 399) // 400)]
-    chunks += [(_scene_chunk, (seed * 1000 + 500 + k, min(50, n_scenes - k * 50), split, deck))
+    chunks += [(_scene_chunk, (seed * 1000 + 500 + k, min(50, n_scenes - k * 50), split, deck, LAYOUTS))
                for k in range((n_scenes + 49) // 50)]
     chunks += [(_scene_chunk, (seed * 1000 + 800 + k, min(50, n_hands - k * 50), split, deck, (HAND,)))
                for k in range((n_hands + 49) // 50)]
