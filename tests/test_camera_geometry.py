@@ -134,3 +134,32 @@ def test_stretch_range_is_numpys_percentile_bit_for_bit(n, shape, seed, levels):
     assert np.array_equal(stretch_range(crops, (10, 50, 90)),
                           np.percentile(crops.astype(np.float32), [10, 50, 90], axis=tuple(range(1, crops.ndim))))
     assert np.array_equal(stretch_range(crops.astype(np.float32)), ref)
+
+
+def test_a_frames_cards_outlined_at_once_are_each_outlined_alone():
+    """vision.detect.card_outlines snaps every card of a frame in one pass over one window of gradients; each card
+    keeps its own window (snap_quads' ``within``), so every outline is card_outline's for that card alone, to the
+    last bit: cards near the frame's edges, touching cards, a square-looking card (extra starting angles) and
+    cards with index hints."""
+    from vision.detect import card_outline, card_outlines
+
+    rng = np.random.default_rng(21)
+    for trial in range(6):
+        img = (rng.random((420, 640)) * 60).astype(np.uint8)
+        boxes, hints = [], []
+        for k in range(5):
+            cx, cy = rng.uniform(20, 620), rng.uniform(20, 400)  # some cards run off the frame
+            w, h = rng.uniform(50, 90), rng.uniform(70, 130)
+            if k == 4:
+                h = w * 1.1  # looks square
+            a = rng.uniform(0, np.pi)
+            cv2.fillConvexPoly(img, np.rint(rect_corners(cx, cy, w, h, a)).astype(np.int32), int(rng.integers(150, 250)))
+            boxes.append((cx + rng.normal(0, 3), cy + rng.normal(0, 3), w * rng.uniform(0.93, 1.07),
+                          h * rng.uniform(0.93, 1.07), a + rng.normal(0, 0.1)))
+            hints.append([rect_corners(cx, cy, 0.2 * w, 0.3 * h, a + 0.3)] if k % 2 else [])
+        img = cv2.GaussianBlur(img, (0, 0), 1.0)
+        many = card_outlines(img, boxes, hints)
+        assert len(many) == len(boxes)
+        for box, hs, q in zip(boxes, hints, many):
+            assert np.array_equal(q, card_outline(img, box, hs)), trial
+    assert card_outlines(img, [], []) == []

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.corner import mix_views
-from vision.geometry import crop_quad, normalize_crops, upright_quad
+from vision.geometry import crop_quad, normalize_crops, rect_corners, upright_quad
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 FLOAT_CACHE = Path(__file__).resolve().parent.parent / "out" / "cache"
@@ -501,13 +501,24 @@ class Scanner:
         used: set[int] = set()
         quads, flips, owners, primary = [], [], [], []  # owner: (card, reading, corner, source) or (-1, index, 0, "det")
         card_hyps = []  # per card: its two readings (the outline's corners, TL TR BR BL, long side vertical)
-        for ci, c in enumerate(cards):
+        grown_in = []  # per card: the detected indices inside its box grown a little
+        for c in cards:
             box = upright_quad(*c[2:])
-            ctr = box.mean(0)
-            grown = ((box - ctr) * 1.15 + ctr).reshape(-1, 1, 2)
-            inside = [k for k in range(len(idx)) if k not in used
-                      and cv2.pointPolygonTest(grown, tuple(map(float, idx_ctr[k])), False) >= 0]
-            cq = card_outline(gray, c[2:], [idx_quads[k] for k in inside]) if self.use_geometry else box
+            grown = ((box - box.mean(0)) * 1.15 + box.mean(0)).reshape(-1, 1, 2)
+            grown_in.append([k for k in range(len(idx)) if cv2.pointPolygonTest(grown, tuple(map(float, idx_ctr[k])), False) >= 0])
+        # every card's outline at once with all the indices inside it as hints; a card some of whose indices an
+        # earlier card takes (``used``) is outlined again alone with the rest, so each outline is the one the card
+        # gets alone
+        outlines = card_outlines(gray, [c[2:] for c in cards], [[idx_quads[k] for k in g] for g in grown_in]) \
+            if self.use_geometry else []
+        for ci, c in enumerate(cards):
+            inside = [k for k in grown_in[ci] if k not in used]
+            if not self.use_geometry:
+                cq = upright_quad(*c[2:])
+            elif len(inside) == len(grown_in[ci]):
+                cq = outlines[ci]
+            else:
+                cq = card_outline(gray, c[2:], [idx_quads[k] for k in inside])
             # the card's own indices lie on it: an index just beside it (a fanned hand's) is not one of them
             oc = cq.mean(0)
             on_card = ((cq - oc) * 1.04 + oc).reshape(-1, 1, 2)
@@ -750,18 +761,13 @@ def card_outline(gray, box, hints=(), square: float = 1.25):
     inside the card gives another starting angle (an index's long axis is the card's long axis), and a
     square-looking card with no index hint is also tried at 22.5 and 45 degrees. Every start is snapped
     (a wide pass, then a fine one); the fit whose edges are strongest wins."""
-    from vision.geometry import image_gradients, rect_corners, snap_quads
+    return card_outlines(gray, [box], [hints], square)[0]
 
+
+def _outline_starts(box, hints, square: float) -> list[np.ndarray]:
+    """card_outline's starting quads for one detector box: the box, and the box turned to each index hint's axis
+    (and to 22.5 and 45 degrees for a square-looking card with no hint), one per axis."""
     cx, cy, w, h, r = box
-    # the image's gradients around the card only (the search reaches 0.12 of the short side and 16 degrees)
-    reach = 0.75 * math.hypot(w, h) + 0.2 * min(w, h) + 4
-    H, W = gray.shape[:2]
-    x0, y0 = max(int(cx - reach), 0), max(int(cy - reach), 0)
-    x1, y1 = min(int(cx + reach) + 1, W), min(int(cy + reach) + 1, H)
-    gx, gy = image_gradients(gray[y0:y1, x0:x1])
-    off = np.array([x0, y0], np.float32)
-    cx, cy = cx - x0, cy - y0
-    hints = [q - off for q in hints]
     short, long_ = min(w, h), max(w, h)
     base = upright_quad(cx, cy, w, h, r)
     starts = [base]
@@ -774,13 +780,51 @@ def card_outline(gray, box, hints=(), square: float = 1.25):
             continue  # the same axis as a start already taken
         angles.append(a)
         starts.append(rect_corners(cx, cy, short, long_, a))
+    return starts
+
+
+def card_outlines(gray, boxes, hints, square: float = 1.25) -> list[np.ndarray]:
+    """``card_outline`` of several detector boxes (``hints``: each box's index quads), every start of every card
+    snapped in one wide pass and one fine pass over the gradients of the part of the frame the cards' searches
+    reach (a frame's cards at once cost little more than one card). Each card keeps its own window of the image
+    (``snap_quads``' ``within``), so its fit is the one it gets alone."""
+    from vision.geometry import image_gradients, snap_quads
+
+    if not len(boxes):
+        return []
+    H, W = gray.shape[:2]
+    # each card's window of the image: its search reaches 0.12 of the short side and 16 degrees
+    wins = []
+    for cx, cy, w, h, _r in boxes:
+        reach = 0.75 * math.hypot(w, h) + 0.2 * min(w, h) + 4
+        wins.append((max(int(cx - reach), 0), max(int(cy - reach), 0),
+                     min(int(cx + reach) + 1, W), min(int(cy + reach) + 1, H)))
+    wins = np.array(wins, np.int32)
+    X0, Y0 = wins[:, :2].min(0)
+    X1, Y1 = wins[:, 2:].max(0)
+    gx, gy = image_gradients(gray[Y0:Y1, X0:X1])  # the gradients of all the windows at once
+    starts, owner, within = [], [], []
+    for n, (box, hs, (x0, y0, x1, y1)) in enumerate(zip(boxes, hints, wins)):
+        cx, cy, w, h, r = box
+        off = np.array([x0, y0], np.float32)
+        s = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square)
+        starts += s
+        owner += [n] * len(s)
+        within += [(x0 - X0, y0 - Y0, x1 - X0, y1 - Y0)] * len(s)
     # every start snapped at once: a wide pass, then a fine one from where it ended
-    q1, s1 = snap_quads(gx, gy, np.stack(starts), **OUTLINE_WIDE)
-    q2, s2 = snap_quads(gx, gy, q1, **OUTLINE_FINE)
+    within = np.array(within, np.int32)
+    q1, s1 = snap_quads(gx, gy, np.stack(starts), **OUTLINE_WIDE, within=within)
+    q2, s2 = snap_quads(gx, gy, q1, **OUTLINE_FINE, within=within)
     fine = s2 > -np.inf
     qs, ss = np.where(fine[:, None, None], q2, q1), np.where(fine, s2, s1)
-    best = base if not (ss > -np.inf).any() else qs[int(ss.argmax())]
-    return best + off
+    owner = np.array(owner)
+    out = []
+    for n in range(len(boxes)):
+        k = np.flatnonzero(owner == n)
+        first = int(k[0])  # the box itself
+        best = starts[first] if not (ss[k] > -np.inf).any() else qs[int(k[int(ss[k].argmax())])]
+        out.append(best + wins[n, :2].astype(np.float32))
+    return out
 
 
 def card_posterior(reads, temp: float | None = None) -> np.ndarray:

@@ -91,7 +91,7 @@ _PREV = np.array([3, 0, 1, 2])
 
 def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float = 0.08,
                max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
-               reach_px: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+               reach_px: int | None = None, within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Move each side of each approximate card quad (K x 4 x 2) onto the strongest straight edge near it.
 
     Each side is tried at offsets up to ``search`` x the card's short side along its normal and at turns up
@@ -101,7 +101,12 @@ def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float 
     Returns (K x 4 x 2 quads, K scores): a score is the mean of the four sides' scores, or -inf (and the input
     quad) when the fit is implausible. All K quads are tried in one pass over the gradients (several starts for
     one card cost little more than one; the x and y of the sample points are built apart from a side's
-    points and its offsets, and the big arrays are worked in place)."""
+    points and its offsets, and the big arrays are worked in place).
+
+    ``within`` (K x 4 ints: x0, y0, x1, y1) gives each quad a window of the gradients of its own: the quad's
+    corners are in the window's coordinates, and its sample points are clipped to the window as they are to the
+    whole image when there is none (several cards' quads snapped in one pass over one image's gradients, each
+    as it would be alone over the gradients of its window)."""
     h, w = gx.shape
     quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     K = len(quads)
@@ -139,9 +144,16 @@ def snap_quads(gx: np.ndarray, gy: np.ndarray, quads: np.ndarray, search: float 
     px = bx[:, :, :, None, :] + ox[..., None]  # K x 4 x A x O x S
     py = by[:, :, :, None, :] + oy[..., None]
     xi = np.rint(px, out=px).astype(np.int32)
-    np.clip(xi, 0, w - 1, out=xi)
     flat = np.rint(py, out=py).astype(np.int32)
-    np.clip(flat, 0, h - 1, out=flat)
+    if within is None:
+        np.clip(xi, 0, w - 1, out=xi)
+        np.clip(flat, 0, h - 1, out=flat)
+    else:
+        win = np.asarray(within, np.int32).reshape(K, 1, 1, 1, 1, 4)
+        np.clip(xi, 0, win[..., 2] - win[..., 0] - 1, out=xi)
+        xi += win[..., 0]
+        np.clip(flat, 0, win[..., 3] - win[..., 1] - 1, out=flat)
+        flat += win[..., 1]
     flat *= w
     flat += xi
     gn = np.take(gx, flat)

@@ -527,7 +527,7 @@ class SuitedScanner:
             lone_reads[n] = self._read("index", boxes[i], probs[i] / probs[i].sum())
 
     def scan(self, bgr: np.ndarray) -> list[SuitedRead]:
-        from vision.detect import _overlap, card_outline, unique_cards
+        from vision.detect import _overlap, card_outlines, unique_cards
         from vision.geometry import upright_quad
 
         dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN))
@@ -536,20 +536,21 @@ class SuitedScanner:
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
         idx_quads = [upright_quad(*d[2:]) for d in idx]
         idx_ctr = [tuple(map(float, q.mean(0))) for q in idx_quads]
-        outlines, views, at = [], [], []  # at: per card, {reading: position of its two corner regions in views}
+        views, at = [], []  # at: per card, {reading: position of its two corner regions in views}
         mine = []  # per card: the detected indices on it
+        hints = []  # per card: the detected indices inside its box (grown a little)
         for c in cards:
             box = upright_quad(*c[2:])
             grown = ((box - box.mean(0)) * 1.15 + box.mean(0)).reshape(-1, 1, 2)
-            hints = [k for k in range(len(idx))
-                     if idx[k][1] >= 0.3 and cv2.pointPolygonTest(grown, idx_ctr[k], False) >= 0]
-            cq = card_outline(gray, c[2:], [idx_quads[k] for k in hints])
-            outlines.append(cq)
+            hints.append([k for k in range(len(idx))
+                          if idx[k][1] >= 0.3 and cv2.pointPolygonTest(grown, idx_ctr[k], False) >= 0])
+        outlines = card_outlines(gray, [c[2:] for c in cards], [[idx_quads[k] for k in h] for h in hints])
+        for cq, h in zip(outlines, hints):
             # which pair of sides is the long one: the detected indices on the card vote (an index lies at the
             # corners 0 and 2 of the reading that holds it upright); when they say nothing or disagree, both
             # readings are read
             on_card = ((cq - cq.mean(0)) * 1.04 + cq.mean(0)).reshape(-1, 1, 2)
-            mine.append([k for k in hints if cv2.pointPolygonTest(on_card, idx_ctr[k], False) >= 0])
+            mine.append([k for k in h if cv2.pointPolygonTest(on_card, idx_ctr[k], False) >= 0])
             votes = {int(np.argmin(np.linalg.norm(cq - np.array(idx_ctr[k]), axis=1))) % 2 for k in mine[-1]}
             at.append({})
             for o in (votes if len(votes) == 1 else (0, 1)):
