@@ -787,7 +787,8 @@ def card_outlines(gray, boxes, hints, square: float = 1.25) -> list[np.ndarray]:
     """``card_outline`` of several detector boxes (``hints``: each box's index quads), every start of every card
     snapped in one wide pass and one fine pass over the gradients of the part of the frame the cards' searches
     reach (a frame's cards at once cost little more than one card). Each card keeps its own window of the image
-    (``snap_quads``' ``within``), so its fit is the one it gets alone."""
+    (``snap_quads``' ``within``), so its fit is the one it gets alone (the one difference, the gradients in the
+    two pixels along a window's edge, is never reached: a card's search stays well inside its window)."""
     from vision.geometry import image_gradients, snap_quads
 
     if not len(boxes):
