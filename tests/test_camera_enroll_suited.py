@@ -42,16 +42,13 @@ def _photos(folder: Path, deck: str, style, seed=0, short: str | None = None) ->
 # 26/33; standard52 taught 4/26, untaught 4/26 -- the standard reader abstains on most cards at its 0.999 bar, and
 # teaching does not change that yet: far from the issue's target, see MODEL_CARD. 2026-11-24 late, with the grown
 # look and the card bar 0.99: standard52 taught 5/26, untaught 4/26, none wrong)
-# 2026-11-26: with the decks detector fine-tuned on suited scenes the untaught standard52 reader reads more of
-# these cards (8/26) than the taught profile (4/26; 6/26 with the agree rule, TAUGHT_RULE), and the taught scan
-# names one KC as KS at 0.9995 (the card bar is 0.999): a known gap, in MODEL_CARD ("session 33"). Strict: this
-# fails as soon as teaching reads as well as the untaught reader and names nothing wrong.
-TAUGHT_STANDARD_GAP = pytest.mark.xfail(strict=True, reason="the taught standard52 profile reads fewer cards than the "
-                                        "untaught reader and names one wrong (MODEL_CARD, session 33)")
+# 2026-11-26 (session 33): with the decks detector fine-tuned on suited scenes the untaught standard52 reader read
+# more of these cards (8/26) than the taught profile (6/26 with the agree rule), and named one KC as KS at 0.9995:
+# the case was a strict xfail. 2026-11-26 (session 34), with the suited decks' own detector (card_det_suited, chosen
+# on calibration scenes): taught 6/26, untaught 5/26, none wrong; the floor is half of that with margin.
 
 
-@pytest.mark.parametrize("deck,seed,floor", [("island54", 2, 0.75),
-                                             pytest.param("standard52", 8, 0.0, marks=TAUGHT_STANDARD_GAP)])
+@pytest.mark.parametrize("deck,seed,floor", [("island54", 2, 0.75), ("standard52", 8, 0.15)])
 def test_enroll_a_suited_deck_and_read_it(tmp_path, deck, seed, floor):
     from companion.decks import get_deck
     from vision.synth.suited import seat_scene

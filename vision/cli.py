@@ -143,7 +143,7 @@ def _suited_scan(args, deck, img, t0: float, profile=None) -> dict:
     from pathlib import Path
 
     from vision.detect import MODELS
-    from vision.suited_reader import SuitedScanner
+    from vision.suited_reader import SUITED_DETECTOR, SuitedScanner
 
     if args.backend != "ort":
         raise PirateTableError(f"--backend {args.backend}: the {deck.id} reader runs on onnxruntime in int8 only (ort)")
@@ -154,8 +154,9 @@ def _suited_scan(args, deck, img, t0: float, profile=None) -> dict:
     if not reader.exists():
         raise PirateTableError(f"model file missing: {reader} (train with `python -m vision.suited_reader --deck "
                                f"{deck.id}`)")
-    if not (models / "card_det_decks.int8.onnx").exists() and not (MODELS / "card_det_decks.int8.onnx").exists():
-        raise PirateTableError(f"model file missing: {MODELS / 'card_det_decks.int8.onnx'}")
+    det = f"{SUITED_DETECTOR}.int8.onnx"
+    if not (models / det).exists() and not (MODELS / det).exists():
+        raise PirateTableError(f"model file missing: {MODELS / det}")
     scanner = SuitedScanner(deck.camera_model, models, profile=profile)
     t1 = time.perf_counter()
     reads = scanner.scan(img)

@@ -423,8 +423,15 @@ class SuitedRead:
         }
 
 
+# the suited decks' detector: the Pirate's Bluff corner path's detector for other decks (card_det_decks) continued 9
+# more epochs on the same tiles (python -m vision.train --only decks --decks-as suited); chosen 2026-11-26 on the
+# calibration scenes, where it reads more standard and Island cards and the Pirate's Bluff corner path fewer (so that
+# path keeps card_det_decks)
+SUITED_DETECTOR = "card_det_suited"
+
+
 class SuitedScanner:
-    """Detector (``card_det_decks.int8.onnx``) + the deck's reader. Whole cards: the outline snapped to the card's
+    """Detector (``card_det_suited.int8.onnx``) + the deck's reader. Whole cards: the outline snapped to the card's
     edges (``vision.detect.card_outline``), both readings of which pair of sides is long, the four corner regions
     read, the reading whose index corners look surest to hold an index wins; the two corners multiply (tempered).
     Every card of a deck is unique (``vision.detect.unique_cards``). Corner indices outside every whole card (a
@@ -436,9 +443,9 @@ class SuitedScanner:
         models = Path(models or MODELS)
         self.codes = deck_codes(deck)
         self.reader = SuitedReader(deck, models, threads, profile=profile)
-        det = models / "card_det_decks.onnx"
+        det = models / f"{SUITED_DETECTOR}.onnx"
         if not det.with_suffix(".int8.onnx").exists():  # a folder with the reader only (training): the committed one
-            det = MODELS / "card_det_decks.onnx"
+            det = MODELS / f"{SUITED_DETECTOR}.onnx"
         self.detector = Detector(det, "ort", threads)
         self.card_min = float(self.reader.thresholds["card"])
         self.second_look = bool(self.reader.thresholds.get("second_look", False))

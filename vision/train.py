@@ -370,6 +370,10 @@ def main(argv=None) -> int:
     ap.add_argument("--decks-hours", type=positive, default=0.15)
     ap.add_argument("--decks-suited", type=count, default=0, help="--only decks: also this many scenes of each suited "
                     "deck (train fonts; start rows, fans, trick piles, mixed) and half as many hands held tight")
+    ap.add_argument("--decks-as", choices=["decks", "suited"], default="decks",
+                    help="--only decks: write models/card_det_<this>.int8.onnx (decks: the Pirate's Bluff corner path's "
+                    "detector for other decks; suited: the standard and Island decks' scanner's), its run under "
+                    "<work>/runs/<this> and its report as train_report_<this>.json")
     ap.add_argument("--corner-cards", type=count, default=30000)
     ap.add_argument("--corner-steps", type=count, default=6000)
     ap.add_argument("--middle-cards", type=count, default=24000,
@@ -449,11 +453,11 @@ def main(argv=None) -> int:
         report["decks_tiles"] = n
         report["decks_suited"] = args.decks_suited
         pt = train_detector(d, work / "runs", 30, args.decks_hours, init=Path(args.det_init) if args.det_init else out / "card_det.pt",
-                            name="decks")
-        tmp_out = work / "decks_export" / "card_det_decks.onnx"
+                            name=args.decks_as)
+        tmp_out = work / f"{args.decks_as}_export" / f"card_det_{args.decks_as}.onnx"
         tmp_out.parent.mkdir(parents=True, exist_ok=True)
         export_detector(pt, tmp_out)
-        quantize_detector(tmp_out, out / "card_det_decks.int8.onnx")
+        quantize_detector(tmp_out, out / f"card_det_{args.decks_as}.int8.onnx")
         report["decks_s"] = round(time.time() - t0, 1)
     if args.only in (None, "corner"):
         from vision.corner import main as corner_main
@@ -470,7 +474,8 @@ def main(argv=None) -> int:
                       str(args.middle_steps), "--batch", "128", "--lr", "1e-3"])
                     + ["--init", str(out / "corner_reader.onnx"), "--name", "middle_reader", "--out", str(out), "--work", str(work)])
         report["middle_s"] = round(time.time() - t0, 1)
-    (out / f"train_report{'_' + args.only if args.only else ''}.json").write_text(json.dumps(report, indent=2) + "\n")
+    name = args.decks_as if args.only == "decks" else args.only
+    (out / f"train_report{'_' + name if name else ''}.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
     return 0
 
