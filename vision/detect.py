@@ -804,21 +804,20 @@ def card_outlines(gray, boxes, hints, square: float = 1.25) -> list[np.ndarray]:
     X0, Y0 = wins[:, :2].min(0)
     X1, Y1 = wins[:, 2:].max(0)
     gx, gy = image_gradients(gray[Y0:Y1, X0:X1])  # the gradients of all the windows at once
-    starts, owner, within = [], [], []
-    for n, (box, hs, (x0, y0, x1, y1)) in enumerate(zip(boxes, hints, wins)):
+    starts, owner = [], []
+    for n, (box, hs, (x0, y0, _x1, _y1)) in enumerate(zip(boxes, hints, wins)):
         cx, cy, w, h, r = box
         off = np.array([x0, y0], np.float32)
         s = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square)
         starts += s
         owner += [n] * len(s)
-        within += [(x0 - X0, y0 - Y0, x1 - X0, y1 - Y0)] * len(s)
+    owner = np.array(owner)
+    within = wins[owner] - np.array([X0, Y0, X0, Y0], np.int32)  # each start's card's window, in the gradients
     # every start snapped at once: a wide pass, then a fine one from where it ended
-    within = np.array(within, np.int32)
     q1, s1 = snap_quads(gx, gy, np.stack(starts), **OUTLINE_WIDE, within=within)
     q2, s2 = snap_quads(gx, gy, q1, **OUTLINE_FINE, within=within)
     fine = s2 > -np.inf
     qs, ss = np.where(fine[:, None, None], q2, q1), np.where(fine, s2, s1)
-    owner = np.array(owner)
     out = []
     for n in range(len(boxes)):
         k = np.flatnonzero(owner == n)
