@@ -157,3 +157,34 @@ def test_training_command_refuses_nonsense_numbers_in_one_line(tmp_path, args, s
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and r.stderr.startswith("pirate-table: error: python -m vision.train: argument " + start)
     assert not out.exists() and not work.exists()
+
+
+def test_the_corner_readers_training_command_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
+    """``python -m vision.corner`` (the corner and middle readers' training) refuses a bad option before it makes a
+    folder or generates a crop: one line, exit code 2."""
+    out, work = tmp_path / "m", tmp_path / "w"
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    cases = [
+        (["--lr", "nan"], "python -m vision.corner: argument --lr:"),
+        (["--lr", "0"], "python -m vision.corner: argument --lr:"),
+        (["--steps", "-5"], "python -m vision.corner: argument --steps: must be >= 1, got -5"),
+        (["--cards", "１２"], "python -m vision.corner: argument --cards: expected a whole number"),
+        (["--data-seed", "2"], "python -m vision.corner: argument --data-seed: 2 is the calibration cards' seed"),
+        (["--data-seed", "4"], "python -m vision.corner: argument --data-seed: 4 is the middle cards' seed"),
+        (["--data-seed", "0"], "python -m vision.corner: argument --data-seed: must be >= 1, got 0"),
+        (["--init", str(tmp_path / "none.onnx")], "python -m vision.corner: argument --init: no such file"),
+        (["--name", "../../evil"], "python -m vision.corner: argument --name: invalid choice"),
+        (["--out", str(a_file)], "python -m vision.corner: argument --out: not a folder"),
+    ]
+    for extra, start in cases:
+        args = ["--smoke", "--out", str(out), "--work", str(work)] + extra
+        if extra[0] == "--out":
+            args = ["--smoke", "--work", str(work)] + extra
+        r = subprocess.run([sys.executable, "-m", "vision.corner", *args], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 2, (extra, r.returncode, r.stderr)
+        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, (extra, r.stderr)
+        assert r.stderr.startswith("pirate-table: error: " + start), (extra, r.stderr)
+        assert not out.exists() and not work.exists(), extra
+    assert a_file.read_text() == "x"

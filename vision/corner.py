@@ -543,29 +543,42 @@ def evaluate_crops(onnx_path: Path, X, R, L) -> dict:
 def main(argv=None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m vision.corner", description=__doc__,
+    from companion.inputs import OneLineParser, cli_float, cli_int
+
+    ap = OneLineParser(prog="python -m vision.corner", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cards", type=int, default=30000, help="training cards (4 crops each)")
-    ap.add_argument("--middle-cards", type=int, default=0,
+    ap.add_argument("--cards", type=cli_int(1), default=30000, help="training cards (4 crops each)")
+    ap.add_argument("--middle-cards", type=cli_int(0), default=0,
                     help="more training cards whose middles are read too (6 crops each; Scanner.scan step 3)")
-    ap.add_argument("--calib-cards", type=int, default=3000)
-    ap.add_argument("--steps", type=int, default=6000)
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--calib-cards", type=cli_int(1), default=3000)
+    ap.add_argument("--steps", type=cli_int(1), default=6000)
+    ap.add_argument("--batch", type=cli_int(1), default=64)
+    ap.add_argument("--workers", type=cli_int(1, 64), default=2)
     ap.add_argument("--out", default=None, help="default models/")
-    ap.add_argument("--name", default="corner_reader",
+    ap.add_argument("--name", default="corner_reader", choices=("corner_reader", "middle_reader"),
                     help="the files' name: corner_reader, or middle_reader (a continuation with --middle-cards that "
                          "Scanner.scan step 3 reads a card's middle with)")
     ap.add_argument("--work", default=None, help="crop cache folder (default out/train)")
-    ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
+    ap.add_argument("--threads", type=cli_int(1, 256), default=2, help="torch threads (1 is faster on a busy machine)")
     ap.add_argument("--init", default=None, help="continue from this corner_reader.pt or .onnx")
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--seed", type=int, default=0, help="batch order seed")
-    ap.add_argument("--extra", type=int, default=0,
+    ap.add_argument("--lr", type=cli_float(0, 1, lo_open=True), default=3e-3)
+    ap.add_argument("--seed", type=cli_int(0), default=0, help="batch order seed")
+    ap.add_argument("--data-seed", type=cli_int(1), default=1,
+                    help="the training cards' seed (1: the first set; another value draws a fresh set of cards in the "
+                         "same train families, cached apart; 2 and 4 are the calibration and middle cards')")
+    ap.add_argument("--extra", type=cli_int(0, 8), default=0,
                     help="more convolutions at the two smallest scales (make_net's extra; with --init of a reader "
                          "without them they start as the identity)")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
+    if a.data_seed in (2, 4):
+        ap.error(f"argument --data-seed: {a.data_seed} is the {'calibration' if a.data_seed == 2 else 'middle'} "
+                 "cards' seed; give 1, 3 or >= 5")
+    if a.init and not Path(a.init).is_file():
+        ap.error(f"argument --init: no such file: {a.init}")
+    for opt, path in (("--out", a.out), ("--work", a.work)):
+        if path and Path(path).exists() and not Path(path).is_dir():
+            ap.error(f"argument {opt}: not a folder: {path}")
     root = Path(__file__).resolve().parent.parent
     out = Path(a.out) if a.out else root / "models"
     work = Path(a.work) if a.work else root / "out" / "train"
@@ -576,13 +589,14 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     rep = {"recipe": {"name": a.name, "cards": a.cards, "middle_cards": a.middle_cards, "steps": a.steps, "batch": a.batch, "lr": a.lr,
                       "init": Path(a.init).name if a.init else None, "extra": a.extra}}
+    rep["recipe"]["data_seed"] = a.data_seed
     t0 = time.time()
-    cache = work / f"corner_train_{a.cards}.npz"
+    cache = work / (f"corner_train_{a.cards}.npz" if a.data_seed == 1 else f"corner_train_{a.cards}_s{a.data_seed}.npz")
     if cache.exists() and not a.smoke:
         z = np.load(cache)
         C, R, L = z["C"], z["R"], z["L"]
     else:
-        C, R, L = gen_corner_crops(a.cards, seed=1, split="train", workers=a.workers)
+        C, R, L = gen_corner_crops(a.cards, seed=a.data_seed, split="train", workers=a.workers)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     if a.middle_cards:
