@@ -263,3 +263,31 @@ def test_any_command_line_parses_or_is_one_line(argv):
         except SystemExit as exc:
             count("argv")
             assert_refused_cleanly(exc.code, out.getvalue(), err.getvalue(), what=argv)
+
+
+@pytest.mark.parametrize("argv,start", [
+    (["vision.calibrate", "--scenes", "nan"], "python -m vision.calibrate: argument --scenes:"),
+    (["vision.calibrate", "--scenes", "0"], "python -m vision.calibrate: argument --scenes: must be 1..100000, got 0"),
+    (["vision.calibrate", "--split", "test"], "python -m vision.calibrate: argument --split:"),
+    (["vision.suited_reader", "--deck", "standard52", "--lr", "nan"], "python -m vision.suited_reader: argument --lr:"),
+    (["vision.suited_reader", "--deck", "standard52", "--steps", "٣"], "python -m vision.suited_reader: argument --steps:"),
+    (["vision.suited_reader", "--deck", "standard52", "--train-budget-s", "inf"],
+     "python -m vision.suited_reader: argument --train-budget-s:"),
+    (["vision.suited_bench", "--threads", "0"], "python -m vision.suited_bench: argument --threads: must be 1..256"),
+    (["companion.table_server.bench", "--phones", "0"], "python -m companion.table_server.bench: argument --phones:"),
+    (["companion.table_server.bench", "--rounds", "1e3"], "python -m companion.table_server.bench: argument --rounds:"),
+    (["companion.table_server", "--port", "1"], "python -m companion.table_server: unrecognized arguments"),
+])
+def test_developer_commands_refuse_bad_options_in_one_line(argv, start, tmp_path):
+    """The project's ``python -m`` commands (training, calibration, benchmarks, the phone server) parse their
+    options as the ``pirate-table`` ones do: a bad value is one line, exit code 2, before anything runs."""
+    def state():
+        return sorted((str(p.relative_to(ROOT)), p.stat().st_size, p.stat().st_mtime_ns)
+                      for p in (ROOT / "models").rglob("*") if p.is_file())
+
+    before = state()
+    r = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PIRATE_TABLE_DATA": str(tmp_path)})
+    assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=argv)
+    assert r.stderr.startswith("pirate-table: error: " + start), r.stderr
+    assert state() == before

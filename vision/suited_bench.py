@@ -321,7 +321,7 @@ def main(argv=None) -> int:
     ap.add_argument("--overlap-scenes", type=cli_int(0), default=120, help="fan and trick scenes per deck")
     ap.add_argument("--hand-scenes", type=cli_int(0), default=60, help="hands held tight per deck (0: none)")
     ap.add_argument("--frames", type=cli_int(0), default=12, help="8-card frames for the timing")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=cli_int(1, 256), default=2)
     ap.add_argument("--no-real", action="store_true", help="skip the real photographs")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
     ap.add_argument("--models", default=None, help="folder with <deck>_reader.int8.onnx (default models/)")

@@ -866,29 +866,29 @@ def main(argv=None) -> int:
     from companion.decks import get_deck
     from companion.errors import CardError
 
-    from companion.inputs import OneLineParser, cli_int
+    from companion.inputs import OneLineParser, cli_float, cli_int
 
     ap = OneLineParser(prog="python -m vision.suited_reader", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deck", required=True, help="standard52 or island54 (aliases: standard, island)")
-    ap.add_argument("--cards", type=int, default=9000, help="training cards (5-6 views each)")
-    ap.add_argument("--scenes", type=int, default=800, help="training scenes (views of every card in them)")
-    ap.add_argument("--calib-cards", type=int, default=1200)
+    ap.add_argument("--cards", type=cli_int(1), default=9000, help="training cards (5-6 views each)")
+    ap.add_argument("--scenes", type=cli_int(0), default=800, help="training scenes (views of every card in them)")
+    ap.add_argument("--calib-cards", type=cli_int(1), default=1200)
     ap.add_argument("--hands", type=cli_int(0), default=400, help="training scenes of a hand held tight (views of every "
                     "index in them)")
-    ap.add_argument("--calib-scenes", type=int, default=240, help="calibration-font scenes for the thresholds")
+    ap.add_argument("--calib-scenes", type=cli_int(1), default=240, help="calibration-font scenes for the thresholds")
     ap.add_argument("--calib-hands", type=cli_int(0), default=60, help="calibration-font hands held tight, for the thresholds "
                     "too")
-    ap.add_argument("--steps", type=int, default=8000)
-    ap.add_argument("--train-budget-s", type=float, default=None,
+    ap.add_argument("--steps", type=cli_int(1), default=8000)
+    ap.add_argument("--train-budget-s", type=cli_float(0, lo_open=True), default=None,
                     help="at most this many seconds of training: the steps are cut to fit, from a measured s/step")
     ap.add_argument("--finish-by", default=None, metavar="HH:MM",
                     help="UTC time by which the whole command should be done: the training gets what is left after "
                     "the views are made, less 150 s for calibration (sets --train-budget-s)")
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=1, help="torch / onnxruntime threads")
+    ap.add_argument("--batch", type=cli_int(1), default=64)
+    ap.add_argument("--lr", type=cli_float(0, 1, lo_open=True), default=3e-3)
+    ap.add_argument("--workers", type=cli_int(1, 64), default=1)
+    ap.add_argument("--threads", type=cli_int(1, 256), default=1, help="torch / onnxruntime threads")
     ap.add_argument("--out", default=None, help="default models/")
     ap.add_argument("--work", default=None, help="view cache folder (default out/train)")
     ap.add_argument("--cold", action="store_true", help="start from random weights instead of the Pirate's Bluff "
@@ -900,7 +900,7 @@ def main(argv=None) -> int:
     ap.add_argument("--real", default=None, metavar="DIR", help="standard52: add views of edje-pinochle's train "
                     "photos in DIR (../shared/data/real-cards; rank labels, no suit; its test photos are never used), "
                     "found by the committed scanner (models/)")
-    ap.add_argument("--real-copies", type=int, default=24, help="jittered views per real corner")
+    ap.add_argument("--real-copies", type=cli_int(1, 1000), default=24, help="jittered views per real corner")
     ap.add_argument("--real-indices", action="store_true", help="with --real: the lone indices of cards the scan "
                     "found no whole outline for too (in the quarter turn the scan chose)")
     ap.add_argument("--thresholds-only", action="store_true", help="only choose the scan's bars and looks again for "

@@ -5,7 +5,6 @@ PNG into DIR), and prints each reveal. Ctrl-C stops it."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 from pathlib import Path
@@ -39,7 +38,9 @@ async def _main(seats: list[str], qr_dir: str | None, host: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m companion.table_server")
+    from companion.inputs import OneLineParser
+
+    ap = OneLineParser(prog="python -m companion.table_server")
     ap.add_argument("--seats", default="Ann,Bob,Cy")
     ap.add_argument("--qr", default=None, help="write each seat's QR code PNG into this folder")
     ap.add_argument("--host", default=None, help="address to bind (default: the LAN address)")

@@ -11,7 +11,6 @@ arrived exactly once (none lost, none duplicated).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import multiprocessing as mp
@@ -127,13 +126,12 @@ def run(phones: int = 10, rounds: int = 100) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m companion.table_server.bench")
-    ap.add_argument("--phones", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=100)
+    from companion.inputs import OneLineParser, cli_int
+
+    ap = OneLineParser(prog="python -m companion.table_server.bench")
+    ap.add_argument("--phones", type=cli_int(1, 64), default=10)
+    ap.add_argument("--rounds", type=cli_int(1, 10000), default=100)
     a = ap.parse_args(argv)
-    if not 1 <= a.phones <= 64 or not 1 <= a.rounds <= 10000:
-        print("pirate-table: error: bench: --phones 1..64, --rounds 1..10000", file=sys.stderr)
-        return 2
     r = run(a.phones, a.rounds)
     print(f"phones={r['phones']} rounds={r['rounds']} inputs sent={r['inputs']} recorded={r['recorded']} "
           f"all as sent, once each: {r['history_ok']} errors={len(r['errors'])} wall={r['wall_s']:.2f}s")
