@@ -277,6 +277,9 @@ def test_any_command_line_parses_or_is_one_line(argv):
     (["companion.table_server.bench", "--phones", "0"], "python -m companion.table_server.bench: argument --phones:"),
     (["companion.table_server.bench", "--rounds", "1e3"], "python -m companion.table_server.bench: argument --rounds:"),
     (["companion.table_server", "--port", "1"], "python -m companion.table_server: unrecognized arguments"),
+    (["vision.fonts", "--wrte"], "python -m vision.fonts: unrecognized arguments: --wrte"),
+    (["vision.realcards", "/no/such/folder"], "python -m vision.realcards: argument root: no real-card photos at"),
+    (["vision.realcards", "a", "b"], "python -m vision.realcards: unrecognized arguments: b"),
 ])
 def test_developer_commands_refuse_bad_options_in_one_line(argv, start, tmp_path):
     """The project's ``python -m`` commands (training, calibration, benchmarks, the phone server) parse their

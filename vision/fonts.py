@@ -184,9 +184,14 @@ def split_fonts(split: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    from companion.inputs import OneLineParser
+
+    ap = OneLineParser(prog="python -m vision.fonts", description="Print the font families' split (train, "
+                       "calibration, held-out) from the fonts installed here.")
+    ap.add_argument("--write", action="store_true", help=f"also write it to {SPLIT_FILE.name}")
+    a = ap.parse_args(argv)
     sp = compute_split()
-    if "--write" in argv:
+    if a.write:
         SPLIT_FILE.write_text(json.dumps({k: {f: v["group"] for f, v in d.items()} for k, d in sp.items()},
                                          indent=1, sort_keys=True) + "\n")
     for k, d in sp.items():

@@ -136,11 +136,15 @@ def edje(root: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    root = Path(argv[0]) if argv else DEFAULT
+    from companion.inputs import OneLineParser
+
+    ap = OneLineParser(prog="python -m vision.realcards", description="Read the real photographs' evaluation "
+                       "sets (bidly, edje-pinochle's test split) and print the figures as JSON.")
+    ap.add_argument("root", nargs="?", default=str(DEFAULT), help=f"the real-cards folder (default {DEFAULT})")
+    a = ap.parse_args(argv)
+    root = Path(a.root)
     if not root.is_dir():
-        print(f"no real-card photos at {root}", file=sys.stderr)
-        return 2
+        ap.error(f"argument root: no real-card photos at {root}")
     res = {"bidly_rank_2_8": bidly(root), "bidly_rank_2_8_corner_reader": bidly_corner(root),
            "edje_test_cards": edje(root)}
     print(json.dumps(res, indent=1))
