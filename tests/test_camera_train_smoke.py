@@ -38,17 +38,21 @@ def test_train_smoke_produces_models_the_runtime_loads(tmp_path):
     # the corner reader (trained on the train font split, temperature on the calibration split), float and int8
     from vision.corner import CORNER_H, CORNER_W
 
-    for f in ("corner_reader.onnx", "corner_reader.int8.onnx", "middle_reader.onnx", "middle_reader.int8.onnx"):
+    for f in ("corner_reader.onnx", "corner_reader.int8.onnx", "middle_reader.onnx", "middle_reader.int8.onnx",
+              "second_reader.onnx", "second_reader.int8.onnx"):
         sess = ort.InferenceSession(str(out / f), providers=["CPUExecutionProvider"])
         rank, letter, feat = sess.run(None, {"crop": np.zeros((2, 1, CORNER_H, CORNER_W), np.float32)})
         assert rank.shape == (2, 10) and letter.shape == (2, 8) and feat.shape == (2, 256)
     rep = json.loads((out / "corner_reader.json").read_text())
     assert rep["train_crops"] > 0 and rep["temperature"] > 0
     assert json.loads((out / "middle_reader.json").read_text())["recipe"]["init"] == "corner_reader.onnx"
+    second = json.loads((out / "second_reader.json").read_text())["recipe"]
+    assert second["init"] == "corner_reader.onnx" and second["data_seed"] == 5  # a fresh set of cards
     cards, _ = Scanner("ort", out, reader="both").scan(img)
     assert isinstance(cards, list)
     sc = Scanner("ort", out, reader="corner")
     assert sc.middle is not sc.corner  # step 3 reads a card's middle with the middle reader
+    assert sc.second is not None  # ... and an unsure card's corners with the second reader too
     cards, _ = sc.scan(img)
     assert isinstance(cards, list)
 

@@ -555,9 +555,10 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=cli_int(1), default=64)
     ap.add_argument("--workers", type=cli_int(1, 64), default=2)
     ap.add_argument("--out", default=None, help="default models/")
-    ap.add_argument("--name", default="corner_reader", choices=("corner_reader", "middle_reader"),
-                    help="the files' name: corner_reader, or middle_reader (a continuation with --middle-cards that "
-                         "Scanner.scan step 3 reads a card's middle with)")
+    ap.add_argument("--name", default="corner_reader", choices=("corner_reader", "middle_reader", "second_reader"),
+                    help="the files' name: corner_reader, middle_reader (a continuation with --middle-cards that "
+                         "Scanner.scan step 3 reads a card's middle with) or second_reader (a continuation on a fresh "
+                         "set of cards, --data-seed 5, that step 3 reads an unsure card's corners with once more)")
     ap.add_argument("--work", default=None, help="crop cache folder (default out/train)")
     ap.add_argument("--threads", type=cli_int(1, 256), default=2, help="torch threads (1 is faster on a busy machine)")
     ap.add_argument("--init", default=None, help="continue from this corner_reader.pt or .onnx")

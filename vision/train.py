@@ -379,6 +379,9 @@ def main(argv=None) -> int:
     ap.add_argument("--middle-cards", type=count, default=24000,
                     help="the middle reader: the corner reader continued with this many more cards whose middles are read")
     ap.add_argument("--middle-steps", type=count, default=8000)
+    ap.add_argument("--second-steps", type=count, default=16000,
+                    help="the second reader: the corner reader continued this many steps on a fresh set of "
+                         "--corner-cards cards")
     ap.add_argument("--det-init", default=None, help="continue from this .pt of an earlier run of this recipe")
     ap.add_argument("--det-name", default="det")
     ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
@@ -474,6 +477,14 @@ def main(argv=None) -> int:
                       str(args.middle_steps), "--batch", "128", "--lr", "1e-3"])
                     + ["--init", str(out / "corner_reader.onnx"), "--name", "middle_reader", "--out", str(out), "--work", str(work)])
         report["middle_s"] = round(time.time() - t0, 1)
+        # the second reader (step 3 reads an unsure card's corners with it once more): the corner reader continued on
+        # a fresh set of training cards (another seed, the same train families)
+        t0 = time.time()
+        corner_main((["--smoke"] if args.smoke else
+                     ["--cards", str(args.corner_cards), "--steps", str(args.second_steps), "--batch", "128", "--lr", "1e-3"])
+                    + ["--data-seed", "5", "--init", str(out / "corner_reader.onnx"), "--name", "second_reader",
+                       "--out", str(out), "--work", str(work)])
+        report["second_s"] = round(time.time() - t0, 1)
     name = args.decks_as if args.only == "decks" else args.only
     (out / f"train_report{'_' + name if name else ''}.json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({"out": str(out), **report}))
