@@ -589,8 +589,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
     rep = {"recipe": {"name": a.name, "cards": a.cards, "middle_cards": a.middle_cards, "steps": a.steps, "batch": a.batch, "lr": a.lr,
-                      "init": Path(a.init).name if a.init else None, "extra": a.extra}}
-    rep["recipe"]["data_seed"] = a.data_seed
+                      "init": Path(a.init).name if a.init else None, "extra": a.extra, "data_seed": a.data_seed}}
     t0 = time.time()
     cache = work / (f"corner_train_{a.cards}.npz" if a.data_seed == 1 else f"corner_train_{a.cards}_s{a.data_seed}.npz")
     if cache.exists() and not a.smoke:

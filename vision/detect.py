@@ -389,6 +389,15 @@ class CornerReader:
         return out
 
 
+def _step3_reader(models: Path, stem: str, backend: str, threads: int) -> "CornerReader | None":
+    """A reader of step 3 from ``models``: its int8 file on the ``ort`` path, else its float file; None where the
+    folder has neither."""
+    for name in ((f"{stem}.int8.onnx",) if backend == "ort" else ()) + (f"{stem}.onnx",):
+        if (models / name).exists():
+            return CornerReader(models / name, threads)
+    return None
+
+
 def _softmax(z):
     z = z - z.max(1, keepdims=True)
     e = np.exp(z)
@@ -458,14 +467,8 @@ class Scanner:
         # on a fresh set of training cards, a second opinion mixed in with the corner's other views
         self.second = None
         if self.reread:
-            for name in (("middle_reader.int8.onnx",) if backend == "ort" else ()) + ("middle_reader.onnx",):
-                if (models / name).exists():
-                    self.middle = CornerReader(models / name, threads)
-                    break
-            for name in ((f"{SECOND_READER}.int8.onnx",) if backend == "ort" else ()) + (f"{SECOND_READER}.onnx",):
-                if (models / name).exists():
-                    self.second = CornerReader(models / name, threads)
-                    break
+            self.middle = _step3_reader(models, "middle_reader", backend, threads) or self.corner
+            self.second = _step3_reader(models, SECOND_READER, backend, threads)
 
     def _fan_turned_look(self, gray, fan_reads) -> None:
         """Lone indices the corner reader left unsure (under REREAD_BELOW): the detector's box may sit turned on
