@@ -192,3 +192,77 @@ def test_the_corner_readers_training_command_refuses_bad_options_in_one_line_and
         assert r.stderr.startswith("pirate-table: error: " + start), (extra, r.stderr)
         assert not out.exists() and not work.exists(), extra
     assert a_file.read_text() == "x"
+
+
+@pytest.mark.slow
+def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_the_runtime_loads(tmp_path):
+    """``vision.corner_gpu`` end to end on the CPU: two train families cut down to the glyphs a face needs, cards
+    made from those files by a worker pool, a reader continued on them (state dict and recipe), then finished
+    here (temperature, ONNX, int8) into a models folder that onnxruntime reads."""
+    import onnxruntime as ort
+
+    from vision.corner import CORNER_H, CORNER_W
+    from vision.fonts import NEEDED
+
+    pack, out, models = tmp_path / "pack", tmp_path / "out", tmp_path / "models"
+    run = lambda *a, t=600: subprocess.run([sys.executable, "-m", "vision.corner_gpu", *a], cwd=ROOT,  # noqa: E731
+                                           capture_output=True, text=True, timeout=t)
+    r = run("pack", str(pack), "--families", "2")
+    assert r.returncode == 0, r.stderr
+    listing = json.loads((pack / "fonts.json").read_text())
+    assert len(listing) == 2 and all(files for _fam, files in listing)
+    from fontTools.ttLib import TTFont
+
+    for _fam, files in listing:
+        for f in files:
+            cmap = TTFont(str(pack / "fonts" / f)).getBestCmap()
+            assert {chr(c) for c in cmap} >= set(NEEDED) and len(cmap) < 40  # cut down, every needed glyph kept
+    r = run("train", str(pack), str(out), "--device", "cpu", "--gen-seconds", "1", "--train-seconds", "1",
+            "--workers", "1", "--batch", "8", "--nets", "0:0.5,1:0.5", "--probe-steps", "2", "--min-steps", "4")
+    assert r.returncode == 0, r.stderr
+    for name, extra in (("second_x0", 0), ("second_x1", 1)):
+        rec = json.loads((out / f"{name}.json").read_text())
+        assert rec["extra"] == extra and rec["steps"] >= 4 and rec["cards"] >= 500 and rec["cards"] % 500 == 0
+        assert rec["train_crops"] == 4 * rec["cards"] and rec["device"] == "cpu"
+    r = run("finish", str(out / "second_x1.pt"), "--name", "second_reader", "--out", str(models), "--calib-cards",
+            "100", t=900)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((models / "second_reader.json").read_text())
+    assert rep["recipe"]["extra"] == 1 and 0.5 <= rep["temperature"] <= 4.0 and rep["calibration"]["crops"] == 200
+    sess = ort.InferenceSession(str(models / "second_reader.int8.onnx"), providers=["CPUExecutionProvider"])
+    rank, letter, _feat = sess.run(None, {"crop": np.zeros((3, 1, CORNER_H, CORNER_W), np.float32)})
+    assert rank.shape == (3, 10) and letter.shape == (3, 8)
+    assert not (models / "second_reader.pt").exists()
+
+
+def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
+    """``python -m vision.corner_gpu`` refuses a bad option before it makes a folder or a card."""
+    pack, out = tmp_path / "pack", tmp_path / "out"
+    pack.mkdir()
+    (pack / "fonts.json").write_text("[]")
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    p = "python -m vision.corner_gpu train: argument "
+    f = "python -m vision.corner_gpu finish: argument "
+    cases = [
+        (["train", str(pack), str(out), "--nets", "0:nan"], p + "--nets: not extra:share"),
+        (["train", str(pack), str(out), "--nets", "٣:0.5"], p + "--nets: not extra:share"),
+        (["train", str(pack), str(out), "--nets", "9:0.5"], p + "--nets: not extra:share"),
+        (["train", str(pack), str(out), "--nets", "0:0.7,2:0.7"], p + "--nets: the shares add up to more than 1"),
+        (["train", str(pack), str(out), "--lr", "inf"], p + "--lr:"),
+        (["train", str(pack), str(out), "--data-seed", "2"], p + "--data-seed: must be >= 5"),
+        (["train", str(tmp_path / "none"), str(out)], p + "pack: no fonts.json"),
+        (["train", str(pack), str(a_file)], p + "out: not a folder"),
+        (["train", str(pack), str(out), "--init", str(tmp_path / "x.onnx")], p + "--init: no such file"),
+        (["finish", str(tmp_path / "x.pt"), "--name", "second_reader"], f + "state: no state dict"),
+        (["finish", str(a_file), "--name", "../evil"], f + "--name: invalid choice"),
+        (["pack", str(a_file)], "python -m vision.corner_gpu pack: argument dest: not a folder"),
+    ]
+    for args, start in cases:
+        r = subprocess.run([sys.executable, "-m", "vision.corner_gpu", *args], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 2, (args, r.returncode, r.stderr)
+        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+        assert r.stderr.startswith("pirate-table: error: " + start), (args, r.stderr)
+        assert not out.exists(), args
+    assert a_file.read_text() == "x" and sorted(p.name for p in pack.iterdir()) == ["fonts.json"]

@@ -332,20 +332,22 @@ def reader_extra(path: Path) -> int:
 def _augment(xb, rng):
     import torch
 
-    n = xb.shape[0]
-    g = torch.from_numpy(rng.uniform(0.7, 1.2, (n, 1, 1, 1)).astype(np.float32))
-    b = torch.from_numpy(rng.uniform(-0.2, 0.2, (n, 1, 1, 1)).astype(np.float32))
+    n, dev = xb.shape[0], xb.device
+    g = torch.from_numpy(rng.uniform(0.7, 1.2, (n, 1, 1, 1)).astype(np.float32)).to(dev)
+    b = torch.from_numpy(rng.uniform(-0.2, 0.2, (n, 1, 1, 1)).astype(np.float32)).to(dev)
     xb = xb * g + b + torch.randn_like(xb) * float(rng.uniform(0, 0.1))
     if xb.shape[1] == 3:  # colour: a white balance off by a little, per crop and channel
-        xb = xb * torch.from_numpy(rng.uniform(0.85, 1.15, (n, 3, 1, 1)).astype(np.float32))
+        xb = xb * torch.from_numpy(rng.uniform(0.85, 1.15, (n, 3, 1, 1)).astype(np.float32)).to(dev)
     dx, dy = int(rng.integers(-2, 3)), int(rng.integers(-2, 3))
     return torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
 
 
 def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3, log=print, threads: int = 2,
           init: Path | None = None, net_kw: dict | None = None, checkpoint: Path | None = None,
-          checkpoint_every: int = 500):
-    """Train from scratch on normalized crops X (N,C,H,W); export ONNX (outputs rank, letter, feat) + .pt.
+          checkpoint_every: int = 500, device: str = "cpu"):
+    """Train from scratch on normalized crops X (N,C,H,W); export ONNX (outputs rank, letter, feat) + .pt
+    (``out_onnx`` None: no files, the trained net is returned on the CPU). ``device``: torch's device ("cuda" on
+    a lent GPU machine: the crops are held there; the same batches and augmentation as on the CPU).
     ``net_kw``: make_net's arguments (channels, head sizes; default: the Pirate's Bluff reader).
     ``checkpoint``: every ``checkpoint_every`` steps the whole training state (weights, optimiser, schedule, both
     random generators) is written there, and a run of the same length finding it goes on from that step (a run
@@ -362,9 +364,10 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
             load_onnx_weights(net, Path(init))
         else:
             net.load_state_dict(torch.load(str(init)))
+    net.to(device)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=max(steps, 2))
-    Xt, Rt, Lt = torch.from_numpy(X), torch.from_numpy(R), torch.from_numpy(L)
+    Xt, Rt, Lt = (torch.from_numpy(a).to(device) for a in (X, R, L))
     start = 0
     if checkpoint and Path(checkpoint).exists():
         ck = torch.load(str(checkpoint), weights_only=False)
@@ -379,7 +382,7 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     net.train()
     t0 = time.time()
     for step in range(start, steps):
-        idx = torch.from_numpy(rng.integers(0, len(X), batch))
+        idx = torch.from_numpy(rng.integers(0, len(X), batch)).to(device)
         pr, pl, _ = net(_augment(Xt[idx], rng))
         loss = F.cross_entropy(pr, Rt[idx]) + F.cross_entropy(pl, Lt[idx], ignore_index=-100)
         opt.zero_grad()
@@ -396,8 +399,9 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
             tmp.replace(checkpoint)
     if checkpoint:
         Path(checkpoint).unlink(missing_ok=True)
-    net.eval()
-    export(net, out_onnx)
+    net.to("cpu").eval()
+    if out_onnx is not None:
+        export(net, out_onnx)
     return net
 
 

@@ -1,0 +1,283 @@
+"""The corner reader trained on a lent GPU machine, time-boxed (``python -m vision.corner_gpu``).
+
+A lent machine has 16 cores and a GPU but none of the Debian font packages, and it can take only 64 MiB along.
+So the work goes in two steps:
+
+1. here: ``python -m vision.corner_gpu pack DIR`` writes the train split's font files (``vision.fonts``) cut down
+   to the glyphs a face draws from them (``vision.fonts.NEEDED``, fontTools' subsetter: 590 files, about 5 MB) and
+   ``fonts.json``, the (family, files) list in the split's order. The cut-down files draw the same glyph outlines;
+   FreeType's hinting can place a glyph a pixel apart (about 1 in 7 glyph tiles differ at 80 px), which a camera's
+   blur and warp wash out. The calibration and held-out families never travel.
+2. there: ``python -m vision.corner_gpu train DIR OUT`` makes fresh train-split cards with every core
+   (``vision.corner._crops_chunk``, chunks of 500 cards, chunk k of data seed s seeded s * 1000 + k, as
+   ``gen_corner_crops`` does) until ``--gen-seconds`` have passed, keeps the chunks made in order (so the set is
+   ``gen_corner_crops(cards, s)``'s, whatever the machine's speed), then continues each reader named in ``--nets``
+   from ``--init`` on the GPU (``vision.corner.train``, device "cuda") for as many steps as fit its share of
+   ``--train-seconds`` (timed on a short run first). It writes each net's state dict and a recipe JSON with the
+   cards, steps and seconds it came to; ``python -m vision.corner_gpu finish`` here then fits the temperature
+   on the calibration split, exports and quantizes, as ``vision.corner`` does.
+
+Everything runs on a CPU too (``--device cpu``), only slower.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pack(dest: Path, families: int | None = None) -> dict:
+    """The train split's fonts cut down (the first ``families`` of them: tests) into ``dest``."""
+    from fontTools import subset
+
+    from vision.fonts import NEEDED, split_fonts
+
+    fonts_dir = dest / "fonts"
+    fonts_dir.mkdir(parents=True, exist_ok=True)
+    listing = []
+    for fi, (fam, files) in enumerate(split_fonts("train")[:families]):
+        out = []
+        for k, f in enumerate(files):
+            o = fonts_dir / f"{fi:03d}_{k:02d}{Path(f).suffix.lower()}"
+            opt = subset.Options()
+            opt.notdef_outline = True
+            opt.name_IDs = ["*"]
+            font = subset.load_font(f, opt)
+            sub = subset.Subsetter(opt)
+            sub.populate(text=NEEDED)
+            sub.subset(font)
+            subset.save_font(font, str(o), opt)
+            out.append(o.name)
+        listing.append([fam, out])
+    (dest / "fonts.json").write_text(json.dumps(listing, indent=0) + "\n")
+    return {"families": len(listing), "files": sum(len(f) for _, f in listing),
+            "bytes": sum(p.stat().st_size for p in fonts_dir.iterdir())}
+
+
+def _packed_fonts(pack_dir: Path):
+    listing = json.loads((pack_dir / "fonts.json").read_text())
+    return tuple((fam, tuple(str(pack_dir / "fonts" / f) for f in files)) for fam, files in listing)
+
+
+def _worker_init():
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
+class Generator:
+    """Fresh train-split cards (the packed fonts) made by a pool of ``workers`` in the background, in chunks of 500
+    kept in order (so any prefix is ``gen_corner_crops(cards, data_seed)``'s set): ``take()`` gives the crops made
+    so far while the pool goes on, ``stop()`` ends it."""
+
+    def __init__(self, pack_dir: Path, workers: int, data_seed: int, log=print, max_cards: int = 4_000_000):
+        import multiprocessing as mp
+        import threading
+
+        import vision.fonts
+        from vision.corner import _crops_chunk
+
+        fonts = _packed_fonts(pack_dir)
+
+        def split_fonts(split: str):
+            if split != "train":
+                raise ValueError(f"only the train split travels, not {split}")
+            return fonts
+
+        vision.fonts.split_fonts = split_fonts  # the forked workers look it up at call time
+        self.parts: list = []
+        self.t0 = time.time()
+        self.pool = mp.get_context("fork").Pool(workers, initializer=_worker_init)
+        chunks = [(data_seed * 1000 + k, 500, "train", False) for k in range(max_cards // 500)]
+        it = self.pool.imap(_crops_chunk, chunks)  # in order: the parts kept are always chunks 0..k
+        self.error = None
+
+        def pull():
+            try:
+                for part in it:
+                    self.parts.append(part)
+                    if len(self.parts) % 40 == 0:
+                        log(f"cards {len(self.parts) * 500} ({time.time() - self.t0:.0f}s)")
+            except Exception as e:  # the pool ended (stop) or a worker failed
+                self.error = e
+
+        self.thread = threading.Thread(target=pull, daemon=True)
+        self.thread.start()
+
+    def take(self):
+        """The crops made so far (waits for the first chunk): (C, R, L, cards)."""
+        while not self.parts and self.error is None and self.thread.is_alive():
+            time.sleep(0.2)
+        parts = list(self.parts)
+        if not parts:
+            raise RuntimeError(f"no cards made ({self.error!r})")
+        return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                np.concatenate([p[2] for p in parts]), len(parts) * 500)
+
+    def stop(self):
+        self.pool.terminate()
+        self.pool.join()
+
+
+def train_boxed(X, R, L, seconds: float, init: Path, extra: int, batch: int, lr: float, device: str, log=print,
+                probe_steps: int = 300, min_steps: int = 1000):
+    """``vision.corner.train`` for as many steps as fit in ``seconds`` (timed on a ``probe_steps`` run first,
+    at least ``min_steps``)."""
+    from vision.corner import train
+
+    train(X, R, L, min(30, probe_steps), None, batch=batch, lr=lr, init=init, net_kw={"extra": extra}, device=device,
+          log=lambda *a: None)  # the device's start-up (CUDA, cuDNN's choices) out of the timing
+    t0 = time.time()
+    train(X, R, L, probe_steps, None, batch=batch, lr=lr, init=init, net_kw={"extra": extra}, device=device,
+          log=lambda *a: None)
+    probe = time.time() - t0
+    steps = max(min_steps, int((seconds - probe) / (probe / probe_steps) * 0.9))
+    log(f"extra={extra}: {probe_steps} steps in {probe:.1f}s -> {steps} steps")
+    t0 = time.time()
+    net = train(X, R, L, steps, None, batch=batch, lr=lr, init=init, net_kw={"extra": extra}, device=device,
+                log=log)
+    return net, steps, time.time() - t0
+
+
+def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, out: Path | None = None) -> dict:
+    """Here: temperature on the calibration split, ONNX, int8 (as ``vision.corner.main`` does) for a state dict
+    made by ``train``; writes <out>/<name>.{onnx,int8.onnx,json} (out: models/)."""
+    import torch
+
+    from vision.corner import (evaluate_crops, export, fit_temperature, gen_corner_crops, logits, make_net,
+                               normalize, quantize, reader_extra)
+
+    rec = json.loads(state.with_suffix(".json").read_text())
+    net = make_net(extra=reader_extra(state))
+    net.load_state_dict(torch.load(str(state)))
+    net.eval()
+    out = ROOT / "models" if out is None else Path(out)
+    onnx_path = out / f"{name}.onnx"
+    export(net, onnx_path)
+    Cc, Rc, Lc = gen_corner_crops(calib_cards, seed=2, split="calibration", workers=workers)
+    Xc = normalize(Cc)
+    zr, zl, _ = logits(onnx_path, Xc)
+    T = fit_temperature(zr, zl, Rc, Lc)
+    export(net, onnx_path, T)
+    rep = {"recipe": rec, "temperature": round(T, 4), "calibration": evaluate_crops(onnx_path, Xc, Rc, Lc)}
+    from vision.fonts import split_fonts  # noqa: F401  (the int8 ranges: fresh train-split crops made here)
+
+    Cq, _Rq, _Lq = gen_corner_crops(512, seed=rec["data_seed"], split="train", workers=workers)
+    quantize(onnx_path, out / f"{name}.int8.onnx", normalize(Cq))
+    rep["calibration_int8"] = evaluate_crops(out / f"{name}.int8.onnx", Xc, Rc, Lc)
+    (out / f"{name}.json").write_text(json.dumps(rep, indent=1) + "\n")
+    (out / f"{name}.pt").unlink(missing_ok=True)
+    return rep
+
+
+def main(argv=None) -> int:
+    from companion.inputs import OneLineParser, cli_float, cli_int
+
+    ap = OneLineParser(prog="python -m vision.corner_gpu", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("dest")
+    p.add_argument("--families", type=cli_int(1), default=None, help="only the first this many (tests)")
+    t = sub.add_parser("train")
+    t.add_argument("pack")
+    t.add_argument("out")
+    t.add_argument("--gen-seconds", type=cli_float(1, 3600), default=240.0)
+    t.add_argument("--train-seconds", type=cli_float(1, 3600), default=200.0)
+    t.add_argument("--workers", type=cli_int(1, 256), default=15)
+    t.add_argument("--data-seed", type=cli_int(5), default=7)
+    t.add_argument("--nets", default="0:0.45,2:0.55", help="extra:share of --train-seconds, comma separated")
+    t.add_argument("--batch", type=cli_int(1, 65536), default=256)
+    t.add_argument("--lr", type=cli_float(0, 1, lo_open=True), default=1.5e-3)
+    t.add_argument("--init", default=str(ROOT / "models" / "corner_reader.onnx"))
+    t.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    t.add_argument("--probe-steps", type=cli_int(1), default=300, help="the timing run's steps")
+    t.add_argument("--min-steps", type=cli_int(1), default=1000)
+    f = sub.add_parser("finish")
+    f.add_argument("state", help="a state dict (.pt) written by train, its recipe .json beside it")
+    f.add_argument("--name", required=True, choices=("second_reader",))
+    f.add_argument("--out", default=None, help="default models/")
+    f.add_argument("--calib-cards", type=cli_int(1), default=3000, help="calibration-split cards (4 crops each)")
+    a = ap.parse_args(argv)
+    if a.cmd == "pack":
+        if Path(a.dest).exists() and not Path(a.dest).is_dir():
+            p.error(f"argument dest: not a folder: {a.dest}")
+        print(json.dumps(pack(Path(a.dest), a.families)))
+        return 0
+    if a.cmd == "finish":
+        state = Path(a.state)
+        if not state.is_file() or not state.with_suffix(".json").is_file():
+            f.error(f"argument state: no state dict with its recipe: {state}")
+        if a.out and Path(a.out).exists() and not Path(a.out).is_dir():
+            f.error(f"argument --out: not a folder: {a.out}")
+        rep = finish(state, a.name, calib_cards=a.calib_cards, out=Path(a.out) if a.out else None)
+        print(json.dumps({k: ({x: y for x, y in v.items() if x != "reliability"} if isinstance(v, dict) else v)
+                          for k, v in rep.items()}))
+        return 0
+    import re
+
+    nets = []
+    for item in a.nets.split(","):
+        m = re.fullmatch(r"([0-8]):((?:0?\.[0-9]+)|1(?:\.0*)?)", item)
+        if not m or float(m.group(2)) <= 0:
+            t.error(f"argument --nets: not extra:share (extra 0-8, share in (0, 1]): {item!r}")
+        nets.append((int(m.group(1)), float(m.group(2))))
+    if sum(sh for _, sh in nets) > 1 + 1e-9:
+        t.error(f"argument --nets: the shares add up to more than 1: {a.nets!r}")
+    pack_dir, out, init = Path(a.pack), Path(a.out), Path(a.init)
+    if not (pack_dir / "fonts.json").is_file():
+        t.error(f"argument pack: no fonts.json (python -m vision.corner_gpu pack): {pack_dir}")
+    if not init.is_file():
+        t.error(f"argument --init: no such file: {init}")
+    if out.exists() and not out.is_dir():
+        t.error(f"argument out: not a folder: {out}")
+    import os
+
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # asks NVML: the card-making workers fork after it
+    import torch
+
+    if a.device == "cuda" and not torch.cuda.is_available():
+        t.error("argument --device: cuda: no GPU here (--device cpu)")
+    out.mkdir(parents=True, exist_ok=True)
+    from vision.corner import normalize
+
+    def log(*m):
+        print(*m, flush=True)
+
+    gen = Generator(pack_dir, a.workers, a.data_seed, log=log)  # forked before CUDA starts
+    dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
+    log(f"torch {torch.__version__}, {dev_name}")
+    try:
+        for k, (extra, share) in enumerate(nets):
+            if k == 0:
+                time.sleep(max(0.0, a.gen_seconds - (time.time() - gen.t0)))
+            C, R, L, cards = gen.take()  # each net: all the cards made by the time it starts
+            gen_s = time.time() - gen.t0
+            if k == len(nets) - 1:
+                gen.stop()
+            log(f"{cards} cards, {len(C)} crops in {gen_s:.0f}s")
+            X = normalize(C)
+            del C
+            net, steps, secs = train_boxed(X, R, L, a.train_seconds * share, init, extra, a.batch, a.lr,
+                                           a.device, log=log, probe_steps=a.probe_steps, min_steps=a.min_steps)
+            name = f"second_x{extra}"
+            torch.save(net.state_dict(), str(out / f"{name}.pt"))
+            rec = {"name": name, "cards": cards, "data_seed": a.data_seed, "train_crops": int(len(X)),
+                   "steps": steps, "batch": a.batch, "lr": a.lr, "init": init.name, "extra": extra,
+                   "gen_s": round(gen_s, 1), "train_s": round(secs, 1), "device": dev_name, "workers": a.workers,
+                   "fonts": "train split, cut down (vision.corner_gpu pack)"}
+            (out / f"{name}.json").write_text(json.dumps(rec, indent=1) + "\n")
+            log(json.dumps(rec))
+    finally:
+        gen.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
