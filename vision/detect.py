@@ -52,6 +52,8 @@ FAN_VIEWS = (0.9, 1.15)  # a lone index box is also read shrunk and grown about 
 FAN_TURNED = (-30, -15, 15, 30)  # the turned look: an unsure lone index's box read again turned this many degrees
 # about its centre (the corner reader). 200 calibration fan scenes (1,382 shown indices), right / wrong at the bar
 # 0.995: none 476 / 0, +-15, 30: 484 / 0, +-15, 30, 45: 484 / 0 (0.99: 521 / 0, 520 / 0; 0.999: 378 / 0, 389 / 0)
+FAN_SECOND = True  # the second look: a lone index still unsure after the turned look is read by the corner and
+# second readers together (their logits averaged), where models/ has the second reader (untaught decks)
 NO_INDEX = 0.8  # a found "card" whose every corner, read either way round, is this sure to hold no index is none
 # Who bids first is the game's decision (companion/games/pirates_bluff/camera.py), not the camera's.
 BLANK_KEEP = 0.6  # ... unless the detector is this sure it is a card: then it is an unreadable card
@@ -370,15 +372,24 @@ class CornerReader:
         self.sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         self.profile = profile
 
-    def read(self, gray: np.ndarray, regions) -> list[IndexRead]:
+    def logits(self, gray: np.ndarray, regions):
+        """The (rank, letter) logits of the regions' crops (a profile's heads where the deck is taught)."""
         from vision.corner import crop_region, normalize
 
-        if not regions:
-            return []
         x = normalize(np.stack([crop_region(gray, q) for q in regions]))
         zr, zl, feat = self.sess.run(None, {"crop": x})
         if self.profile is not None:
             zr, zl = self.profile.heads(feat, zr, zl)
+        return zr, zl
+
+    def read(self, gray: np.ndarray, regions) -> list[IndexRead]:
+        if not regions:
+            return []
+        return self.reads_of(regions, *self.logits(gray, regions))
+
+    @staticmethod
+    def reads_of(regions, zr, zl) -> list[IndexRead]:
+        """IndexReads of the regions from their logits."""
         pr, pl = _softmax(zr), _softmax(zl)
         out = []
         for j, q in enumerate(regions):
@@ -466,6 +477,7 @@ class Scanner:
         # ... and whose corners are read once more by the second reader (SECOND_READER): the corner reader continued
         # on a fresh set of training cards, a second opinion mixed in with the corner's other views
         self.second = None
+        self.fan_second = FAN_SECOND
         if self.reread:
             self.middle = _step3_reader(models, "middle_reader", backend, threads) or self.corner
             self.second = _step3_reader(models, SECOND_READER, backend, threads)
@@ -498,6 +510,26 @@ class Scanner:
             k = int(p.argmax())
             rd.probs, rd.conf, rd.rank, rd.letter = p, float(p[k]), k // 8, LETTERS[k % 8]
             rd.p_none, rd.quad, rd.first_none = float(np.mean([v.p_none for v in vs])), b, g.p_none
+
+    def _fan_second_look(self, gray, fan_reads) -> None:
+        """Lone indices still unsure (under REREAD_BELOW) after the turned look: their box's views (its corner region
+        and FAN_VIEWS) are read again by the corner reader and the second reader together, the two readers' logits
+        averaged view by view (an ensemble of two), and the views mixed as before; the result replaces the first."""
+        from vision.corner import index_region
+
+        todo = [rd for rd in fan_reads if rd.conf < REREAD_BELOW]
+        if not todo:
+            return
+        regs = [r for rd in todo for r in [index_region(rd.quad)] + fan_regions(rd.quad)]
+        z1, z2 = self.corner.logits(gray, regs), self.second.logits(gray, regs)
+        got = CornerReader.reads_of(regs, (z1[0] + z2[0]) / 2, (z1[1] + z2[1]) / 2)
+        nv = 1 + len(FAN_VIEWS)
+        for j, rd in enumerate(todo):
+            vs = got[nv * j: nv * (j + 1)]
+            p = mix_views([v.probs for v in vs], [v.p_none for v in vs])
+            k = int(p.argmax())
+            rd.probs, rd.conf, rd.rank, rd.letter = p, float(p[k]), k // 8, LETTERS[k % 8]
+            rd.p_none = float(np.mean([v.p_none for v in vs]))
 
     def scan(self, bgr: np.ndarray):
         from vision.corner import corner_regions
@@ -638,6 +670,8 @@ class Scanner:
                 reads[i] = rd
             if FAN_TURNED:
                 self._fan_turned_look(gray, [reads[i] for i in fan_boxes])
+            if self.fan_second and self.second is not None:
+                self._fan_second_look(gray, [reads[i] for i in fan_boxes])
         regs = [i for i in first if owners[i][3] == "corner"]
         if regs:
             for i, rd in zip(regs, self.corner.read(gray, [quads[i] for i in regs])):
