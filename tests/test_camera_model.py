@@ -401,3 +401,30 @@ def test_the_second_look_reads_unsure_lone_indices_with_both_readers_averaged():
             assert any(all(np.allclose(w, regs[k + t], atol=1e-3) for t, w in enumerate(want))
                        for k in range(0, len(regs), len(want)))
     assert changed >= 5, changed
+
+
+def test_a_taught_deck_keeps_the_fan_bar_it_was_measured_at():
+    """The fan bar came down to 0.98 with the second look (FAN_CORNER_MIN), which only the untaught corner reader
+    has: a taught deck's lone indices keep the bar they were measured at (TAUGHT_FAN_MIN 0.995), and the bar a
+    scanner passes is the one applied."""
+    from vision.detect import FAN_CORNER_MIN, TAUGHT_FAN_MIN, IndexRead, Scanner, assemble
+    from vision.enroll import Profile
+    from vision.geometry import rect_corners
+
+    assert FAN_CORNER_MIN < TAUGHT_FAN_MIN == 0.995
+    untaught = Scanner("ort", reader="corner", threads=1)
+    z = np.zeros((256, 10)), np.zeros(10), np.zeros((256, 8)), np.zeros(8)
+    taught = Scanner("ort", threads=1, profile=Profile(*z, temperature=1.0))
+    assert untaught.fan_conf == FAN_CORNER_MIN and untaught.second is not None and untaught.fan_second
+    assert taught.fan_conf == TAUGHT_FAN_MIN and taught.second is None and not taught.reread
+
+    def lone(conf):
+        probs = np.full(72, (1 - conf) / 71)
+        probs[3] = conf  # 0D
+        return IndexRead(rect_corners(50, 50, 16, 30, 0.0), 0.9, 0, "D", conf, probs, source="corner_fan")
+
+    for conf, named_untaught, named_taught in ((0.99, True, False), (0.996, True, True), (0.97, False, False)):
+        for fan_min, want in ((untaught.fan_conf, named_untaught), (taught.fan_conf, named_taught)):
+            got = [c for c in assemble([], [], [lone(conf)], 0.99, unseen=True, fan_min=fan_min)
+                   if c.kind == "index"]
+            assert len(got) == 1 and (got[0].rank is not None) == want, (conf, fan_min, got[0].rank)

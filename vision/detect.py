@@ -70,6 +70,8 @@ CORNER_CARD_MIN = 0.99  # a card read by the corner reader: the lowest posterior
 # (300 scenes, 1,526 cards, corners only, Museum in): 0.995 with 2 wrong, 72.8 % exact.
 TAUGHT_CARD_MIN = 0.995  # a card of a taught deck (its profile's heads; no step 3): the corner reader's bar before
 # 2026-11-24 late, kept (the enrolled-deck figures, 99.6 % exact and 0 wrong over 200 scenes, were measured at it)
+TAUGHT_FAN_MIN = 0.995  # a lone index of a taught deck (no second look): the fan bar before 2026-11-26 (session 36),
+# kept (FAN_CORNER_MIN came down with the second look, which a taught deck does not have)
 BOX_WEIGHT = 0.5  # "both": the index boxes' reading counts this much beside the corner region's
 # Whole cards: "index" boxes (the committed default: the project's own scenes read best so), "corner" regions
 # (faces in other type designs and layouts: 75 % vs 45 % read and 0.5 % vs 6.6 % wrong on the calibration
@@ -469,6 +471,7 @@ class Scanner:
             self.corner = CornerReader(cpath, threads, profile)
             self.card_min = CARD_DET_MIN
         self.card_conf = CARD_MIN if self.mode == "index" else (CORNER_CARD_MIN if profile is None else TAUGHT_CARD_MIN)
+        self.fan_conf = FAN_CORNER_MIN if profile is None else TAUGHT_FAN_MIN
         # step 3 of scan (an unsure card's middle and grown corners) is the untaught corner reader's (a taught deck's
         # heads were fitted on its corners as the first views see them)
         self.reread = self.mode == "corner" and self.corner is not None and profile is None
@@ -772,7 +775,8 @@ class Scanner:
         keep = {id(rd) for m in per_card for rd in m}
         fan = [reads[i] for i in taken if owners[i][0] < 0]
         out = [reads[i] for i in taken if owners[i][0] < 0 or (id(reads[i]) in keep and id(reads[i]) not in extra_ids)]
-        return assemble(card_quads, per_card, fan, self.card_conf, unseen=self.mode != "index"), out
+        return assemble(card_quads, per_card, fan, self.card_conf, unseen=self.mode != "index",
+                        fan_min=self.fan_conf), out
 
 
 def repeated_indices(reads) -> list[int]:
@@ -935,8 +939,10 @@ def unique_cards(posts: list[np.ndarray], min_conf: float | None = None) -> list
                 posts[j] /= posts[j].sum()
 
 
-def assemble(card_quads, per_card, fan, card_min: float | None = None, unseen: bool = False) -> list[CardRead]:
+def assemble(card_quads, per_card, fan, card_min: float | None = None, unseen: bool = False,
+             fan_min: float | None = None) -> list[CardRead]:
     card_min = CARD_MIN if card_min is None else card_min
+    fan_min = FAN_CORNER_MIN if fan_min is None else fan_min
     out = []
     posts = unique_cards([card_posterior(m) if m else np.full(72, 1 / 72) for m in per_card], card_min)
     for corners, mine, probs in zip(card_quads, per_card, posts):
@@ -954,7 +960,7 @@ def assemble(card_quads, per_card, fan, card_min: float | None = None, unseen: b
         # with the corner reader (other decks), a lone index is read by the corner reader (source "corner_fan") at
         # its own bar; the index reader is sure of wrong codes on faces it never saw (4.6 % of fanned indices in
         # the held-out families), so on other decks its reads of lone indices are not used
-        ok = rd.conf >= FAN_CORNER_MIN if rd.source == "corner_fan" else (rd.conf >= FAN_MIN and not unseen)
+        ok = rd.conf >= fan_min if rd.source == "corner_fan" else (rd.conf >= FAN_MIN and not unseen)
         out.append(CardRead("index", rd.quad, rd.rank if ok else None, rd.letter if ok else None, rd.conf, [rd], rd.probs,
                             unseen_card=unseen))
     return out
