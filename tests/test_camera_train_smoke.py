@@ -242,6 +242,9 @@ def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_p
     (pack / "fonts.json").write_text("[]")
     a_file = tmp_path / "f.txt"
     a_file.write_text("x")
+    junk = tmp_path / "junk.pt"  # not a state dict, with a recipe beside it
+    junk.write_bytes(b"\x80\x04not a pickle")
+    junk.with_suffix(".json").write_text('{"data_seed": 7}')
     p = "python -m vision.corner_gpu train: argument "
     f = "python -m vision.corner_gpu finish: argument "
     cases = [
@@ -257,6 +260,7 @@ def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_p
         (["finish", str(tmp_path / "x.pt"), "--name", "second_reader"], f + "state: no state dict"),
         (["finish", str(a_file), "--name", "../evil"], f + "--name: invalid choice"),
         (["pack", str(a_file)], "python -m vision.corner_gpu pack: argument dest: not a folder"),
+        (["finish", str(junk), "--name", "second_reader", "--out", str(out)], f + "state: "),
     ]
     for args, start in cases:
         r = subprocess.run([sys.executable, "-m", "vision.corner_gpu", *args], cwd=ROOT, capture_output=True,

@@ -144,6 +144,10 @@ def train_boxed(X, R, L, seconds: float, init: Path, extra: int, batch: int, lr:
     return net, steps, time.time() - t0
 
 
+class StateError(ValueError):
+    """A state dict or its recipe that ``finish`` cannot use."""
+
+
 def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, out: Path | None = None) -> dict:
     """Here: temperature on the calibration split, ONNX, int8 (as ``vision.corner.main`` does) for a state dict
     made by ``train``; writes <out>/<name>.{onnx,int8.onnx,json} (out: models/)."""
@@ -152,9 +156,17 @@ def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, ou
     from vision.corner import (evaluate_crops, export, fit_temperature, gen_corner_crops, logits, make_net,
                                normalize, quantize, reader_extra)
 
-    rec = json.loads(state.with_suffix(".json").read_text())
-    net = make_net(extra=reader_extra(state))
-    net.load_state_dict(torch.load(str(state)))
+    import warnings
+
+    try:  # before anything is written
+        rec = json.loads(state.with_suffix(".json").read_text())
+        int(rec["data_seed"])
+        with warnings.catch_warnings():  # torch's warning about a bad file: the one error line says it
+            warnings.simplefilter("ignore")
+            net = make_net(extra=reader_extra(state))
+            net.load_state_dict(torch.load(str(state)))
+    except Exception as e:
+        raise StateError(f"{state}: not a state dict and recipe written by train ({type(e).__name__})") from e
     net.eval()
     out = ROOT / "models" if out is None else Path(out)
     onnx_path = out / f"{name}.onnx"
@@ -165,8 +177,7 @@ def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, ou
     T = fit_temperature(zr, zl, Rc, Lc)
     export(net, onnx_path, T)
     rep = {"recipe": rec, "temperature": round(T, 4), "calibration": evaluate_crops(onnx_path, Xc, Rc, Lc)}
-    from vision.fonts import split_fonts  # noqa: F401  (the int8 ranges: fresh train-split crops made here)
-
+    # the int8 ranges: fresh train-split crops of the run's data seed, made here
     Cq, _Rq, _Lq = gen_corner_crops(512, seed=rec["data_seed"], split="train", workers=workers)
     quantize(onnx_path, out / f"{name}.int8.onnx", normalize(Cq))
     rep["calibration_int8"] = evaluate_crops(out / f"{name}.int8.onnx", Xc, Rc, Lc)
@@ -214,7 +225,10 @@ def main(argv=None) -> int:
             f.error(f"argument state: no state dict with its recipe: {state}")
         if a.out and Path(a.out).exists() and not Path(a.out).is_dir():
             f.error(f"argument --out: not a folder: {a.out}")
-        rep = finish(state, a.name, calib_cards=a.calib_cards, out=Path(a.out) if a.out else None)
+        try:
+            rep = finish(state, a.name, calib_cards=a.calib_cards, out=Path(a.out) if a.out else None)
+        except StateError as e:
+            f.error(f"argument state: {e}")
         print(json.dumps({k: ({x: y for x, y in v.items() if x != "reliability"} if isinstance(v, dict) else v)
                           for k, v in rep.items()}))
         return 0
