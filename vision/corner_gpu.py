@@ -151,12 +151,12 @@ class StateError(ValueError):
 def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, out: Path | None = None) -> dict:
     """Here: temperature on the calibration split, ONNX, int8 (as ``vision.corner.main`` does) for a state dict
     made by ``train``; writes <out>/<name>.{onnx,int8.onnx,json} (out: models/)."""
+    import warnings
+
     import torch
 
     from vision.corner import (evaluate_crops, export, fit_temperature, gen_corner_crops, logits, make_net,
                                normalize, quantize, reader_extra)
-
-    import warnings
 
     try:  # before anything is written
         rec = json.loads(state.with_suffix(".json").read_text())

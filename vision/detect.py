@@ -47,9 +47,10 @@ FAN_CORNER_MIN = 0.98  # ... read by the corner reader (other decks), its views 
 # calibration split's fan scenes, the lowest bar whose wrong reads stay under 2/3 of the 0.2 % target (as
 # CORNER_CARD_MIN). 2026-11-26 (session 36), with the second look (FAN_SECOND), 400 scenes, 2,650 shown indices
 # (<= 3 wrong): 0.97 -> 856 right / 4 wrong, 0.98 -> 822 / 3, 0.985 -> 799 / 2, 0.99 -> 765 / 2, 0.995 -> 696 / 2
-# (without the second look: 0.98 -> 802 / 2, 0.995 -> 651 / 1; the bar 0.995 was kept until then). 2026-11-24 late, 400 scenes, 2,777 shown indices (<= 3 wrong): 0.99 -> 752 right / 4 wrong,
-# 0.995 -> 677 / 2, 0.999 -> 460 / 1. One view only (as before): 0.999 -> 596 / 3, 0.9995 -> 491 / 0 (200 scenes:
-# 0.9995 -> 228 / 0, the bar kept until then; grown 1.15x only: 0.998 -> 261 / 1).
+# (without the second look: 0.98 -> 802 / 2, 0.995 -> 651 / 1; the bar 0.995 was kept until then). 2026-11-24
+# late, 400 scenes, 2,777 shown indices (<= 3 wrong): 0.99 -> 752 right / 4 wrong, 0.995 -> 677 / 2, 0.999 -> 460 /
+# 1. One view only (as before): 0.999 -> 596 / 3, 0.9995 -> 491 / 0 (200 scenes: 0.9995 -> 228 / 0, the bar kept
+# until then; grown 1.15x only: 0.998 -> 261 / 1).
 FAN_VIEWS = (0.9, 1.15)  # a lone index box is also read shrunk and grown about its centre by these
 FAN_TURNED = (-30, -15, 15, 30)  # the turned look: an unsure lone index's box read again turned this many degrees
 # about its centre (the corner reader). 200 calibration fan scenes (1,382 shown indices), right / wrong at the bar
@@ -419,6 +420,15 @@ def _softmax(z):
     return e / e.sum(1, keepdims=True)
 
 
+def _take_mixed(rd: "IndexRead", views) -> None:
+    """``rd`` takes the reading of its views mixed (vision.corner.mix_views): posterior, code, confidence and the
+    views' mean P(no index)."""
+    p = mix_views([v.probs for v in views], [v.p_none for v in views])
+    k = int(p.argmax())
+    rd.probs, rd.conf, rd.rank, rd.letter = p, float(p[k]), k // 8, LETTERS[k % 8]
+    rd.p_none = float(np.mean([v.p_none for v in views]))
+
+
 def fan_regions(box: np.ndarray) -> list[np.ndarray]:
     """The corner regions of a lone index box's extra views (FAN_VIEWS: the box scaled about its centre)."""
     from vision.corner import index_region, scaled_about_centre
@@ -510,11 +520,8 @@ class Scanner:
         more = self.corner.read(gray, [r for _rd, b, _g in better for r in fan_regions(b)])
         nv = len(FAN_VIEWS)
         for j, (rd, b, g) in enumerate(better):
-            vs = [g] + more[nv * j: nv * (j + 1)]
-            p = mix_views([v.probs for v in vs], [v.p_none for v in vs])
-            k = int(p.argmax())
-            rd.probs, rd.conf, rd.rank, rd.letter = p, float(p[k]), k // 8, LETTERS[k % 8]
-            rd.p_none, rd.quad, rd.first_none = float(np.mean([v.p_none for v in vs])), b, g.p_none
+            _take_mixed(rd, [g] + more[nv * j: nv * (j + 1)])
+            rd.quad, rd.first_none = b, g.p_none
 
     def _fan_second_look(self, gray, fan_reads) -> None:
         """Lone indices still unsure (under REREAD_BELOW) after the turned look: their box's views (its corner region
@@ -530,11 +537,7 @@ class Scanner:
         got = CornerReader.reads_of(regs, (z1[0] + z2[0]) / 2, (z1[1] + z2[1]) / 2)
         nv = 1 + len(FAN_VIEWS)
         for j, rd in enumerate(todo):
-            vs = got[nv * j: nv * (j + 1)]
-            p = mix_views([v.probs for v in vs], [v.p_none for v in vs])
-            k = int(p.argmax())
-            rd.probs, rd.conf, rd.rank, rd.letter = p, float(p[k]), k // 8, LETTERS[k % 8]
-            rd.p_none = float(np.mean([v.p_none for v in vs]))
+            _take_mixed(rd, got[nv * j: nv * (j + 1)])
 
     def scan(self, bgr: np.ndarray):
         from vision.corner import corner_regions
@@ -665,11 +668,7 @@ class Scanner:
                 rd = got[4 * j + turn_of[j]]
                 first_none = rd.p_none
                 if nv:
-                    vs = [rd] + more_views[nv * j: nv * (j + 1)]
-                    p = mix_views([v.probs for v in vs], [v.p_none for v in vs])
-                    k = int(p.argmax())
-                    rd.probs, rd.conf, rd.rank, rd.letter = p, float(p[k]), k // 8, LETTERS[k % 8]
-                    rd.p_none = float(np.mean([v.p_none for v in vs]))
+                    _take_mixed(rd, [rd] + more_views[nv * j: nv * (j + 1)])
                 rd.quad, rd.source = turns[j][turn_of[j]], "corner_fan"
                 rd.first_none = first_none
                 reads[i] = rd
