@@ -23,6 +23,10 @@ def test_train_smoke_produces_models_the_runtime_loads(tmp_path):
     assert report["det_tiles"] > 0 and report["reader_crops"] > 0
     for f in ("card_det.onnx", "card_det.int8.onnx", "card_det.pt", "index_reader.onnx", "index_reader.int8.onnx"):
         assert (out / f).stat().st_size > 10_000, f
+    import onnx
+
+    # the runtime detector decodes its boxes along the last axis (vision.train.dfl_on_last_axis)
+    assert [[a.i for a in n.attribute] for n in onnx.load(out / "card_det.int8.onnx").graph.node if n.op_type == "Softmax"] == [[-1]]
     from vision.detect import Scanner
 
     img = cv2.imread(str(FIX / "start_a.jpg"))
@@ -270,3 +274,65 @@ def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_p
         assert r.stderr.startswith("pirate-table: error: " + start), (args, r.stderr)
         assert not out.exists(), args
     assert a_file.read_text() == "x" and sorted(p.name for p in pack.iterdir()) == ["fonts.json"]
+
+
+def _dfl_graph(a: int = 37, axis: int = 1, bins=None):
+    """The exported detector's box decoding alone: [1, 64, A] -> [1, 4, 16, A] -> [1, 16, 4, A] -> softmax over the
+    16 bins -> a 1x1 convolution of weights ``bins`` (0..15 in the export) -> [1, 4, A]."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = np.arange(16, dtype=np.float32) if bins is None else np.asarray(bins, np.float32)
+    nodes = [
+        helper.make_node("Reshape", ["x", "s1"], ["r"]),
+        helper.make_node("Transpose", ["r"], ["t"], perm=[0, 2, 1, 3]),
+        helper.make_node("Softmax", ["t"], ["p"], axis=axis),
+        helper.make_node("Conv", ["p", "w"], ["c"], name="/model.22/dfl/conv/Conv"),
+        helper.make_node("Reshape", ["c", "s2"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(np.array([1, 4, 16, a], np.int64), "s1"),
+             numpy_helper.from_array(np.array([1, 4, a], np.int64), "s2"),
+             numpy_helper.from_array(w.reshape(1, 16, 1, 1), "w")]
+    g = helper.make_graph(nodes, "dfl", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, a])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, a])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _run(path, x):
+    import onnxruntime as ort
+
+    s = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return s.run(None, {"x": x})[0]
+
+
+def test_the_detectors_box_decoding_is_rewritten_along_the_last_axis_with_the_same_outputs(tmp_path):
+    import onnx
+
+    from vision.train import dfl_on_last_axis
+
+    x = (np.random.default_rng(3).standard_normal((1, 64, 37)) * 4).astype(np.float32)
+    onnx.save(_dfl_graph(), tmp_path / "a.onnx")
+    dfl_on_last_axis(tmp_path / "a.onnx", tmp_path / "b.onnx")
+    ops = [(n.op_type, [a.i for a in n.attribute if a.name == "axis"]) for n in onnx.load(tmp_path / "b.onnx").graph.node]
+    assert ("Softmax", [-1]) in ops and "Conv" not in [o for o, _ in ops] and "MatMul" in [o for o, _ in ops]
+    want = _run(tmp_path / "a.onnx", x)
+    # the expected distance per side and anchor, worked out here: softmax over the bins, weighted by 0..15
+    e = np.exp(x.reshape(4, 16, 37) - x.reshape(4, 16, 37).max(1, keepdims=True))
+    assert np.allclose(want[0], (e / e.sum(1, keepdims=True) * np.arange(16)[:, None]).sum(1), atol=1e-4)
+    assert np.allclose(_run(tmp_path / "b.onnx", x), want, atol=1e-5)
+    # other graphs are written unchanged: a softmax already on the last axis, bins that are not 0..15
+    for k, g in enumerate((_dfl_graph(axis=-1), _dfl_graph(bins=np.arange(16)[::-1]))):
+        onnx.save(g, tmp_path / f"o{k}.onnx")
+        dfl_on_last_axis(tmp_path / f"o{k}.onnx", tmp_path / f"p{k}.onnx")
+        assert [n.op_type for n in onnx.load(tmp_path / f"p{k}.onnx").graph.node] == [n.op_type for n in g.graph.node]
+        assert np.allclose(_run(tmp_path / f"p{k}.onnx", x), _run(tmp_path / f"o{k}.onnx", x), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["card_det", "card_det_decks", "card_det_suited"])
+def test_the_committed_detectors_decode_their_boxes_along_the_last_axis(name):
+    import onnx
+
+    from vision.train import MODELS
+
+    sm = [n for n in onnx.load(MODELS / f"{name}.int8.onnx").graph.node if n.op_type == "Softmax"]
+    assert len(sm) == 1 and [a.i for a in sm[0].attribute if a.name == "axis"] == [-1]

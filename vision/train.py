@@ -144,7 +144,8 @@ def quantize_detector(onnx_fp32: Path, out: Path, n_calib: int = 32, seed0: int 
     """Static int8 quantization (onnxruntime, QDQ, per-channel weights, MinMax calibration on ``n_calib``
     training scenes) of the detector for the runtime. The first convolution (it sees the raw image) and the
     head after its second convolutions (box decoding: pixel coordinates and class scores share one output
-    tensor) stay float: quantizing either lost ~40 % of the cards in a trial."""
+    tensor) stay float: quantizing either lost ~40 % of the cards in a trial. The box decoding's softmax is then
+    turned to the last axis (``dfl_on_last_axis``)."""
     import re
     import tempfile
 
@@ -177,6 +178,49 @@ def quantize_detector(onnx_fp32: Path, out: Path, n_calib: int = 32, seed0: int 
         quantize_static(str(pre), str(out), Frames(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
                         weight_type=QuantType.QInt8, per_channel=True, calibrate_method=CalibrationMethod.MinMax,
                         nodes_to_exclude=keep_float)
+    return dfl_on_last_axis(out, out)
+
+
+def dfl_on_last_axis(onnx_in: Path, out: Path) -> Path:
+    """The detector's box decoding (DFL: a softmax over 16 distance bins, then their expected value) rewritten to
+    work along the last axis: the exported graph turns [1, 4, 16, A] to [1, 16, 4, A], takes the softmax over axis 1
+    and sums the bins with a 1x1 convolution of weights 0..15; onnxruntime's softmax over a middle axis took 3.1 ms of a
+    23.6 ms int8 detector call (2 cores). Here the transpose gives [1, 4, A, 16], the softmax is over the last axis and
+    a MatMul by the column 0..15 sums the bins (3 ms faster; the outputs on 30 frames were bit-identical). A graph
+    without that pattern (or already rewritten) is written unchanged."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    m = onnx.load(str(onnx_in))
+    g = m.graph
+    made = {o: n for n in g.node for o in n.output}
+    inits = {i.name: i for i in g.initializer}
+    for sm in [n for n in g.node if n.op_type == "Softmax"]:
+        axis = next((helper.get_attribute_value(a) for a in sm.attribute if a.name == "axis"), -1)
+        tr = made.get(sm.input[0])
+        users = [n for n in g.node if sm.output[0] in n.input]
+        if axis != 1 or tr is None or tr.op_type != "Transpose" or len(users) != 1 or users[0].op_type != "Conv":
+            continue
+        conv = users[0]
+        w = numpy_helper.to_array(inits[conv.input[1]]) if conv.input[1] in inits else None
+        perm = next(helper.get_attribute_value(a) for a in tr.attribute if a.name == "perm")
+        if (list(perm) != [0, 2, 1, 3] or w is None or w.shape[:1] != (1,) or w.size != w.shape[1] or len(conv.input) > 2
+                or not np.array_equal(w.ravel(), np.arange(w.shape[1]))):
+            continue
+        for a in tr.attribute:
+            if a.name == "perm":
+                a.CopyFrom(helper.make_attribute("perm", [0, 1, 3, 2]))
+        for a in sm.attribute:
+            if a.name == "axis":
+                a.CopyFrom(helper.make_attribute("axis", -1))
+        bins = f"{conv.name}_bins"
+        g.initializer.append(numpy_helper.from_array(np.arange(w.shape[1], dtype=np.float32).reshape(-1, 1), bins))
+        k = list(g.node).index(conv)
+        g.node.remove(conv)  # [1, 4, A, 1] out of the MatMul: the same order as the convolution's [1, 1, 4, A]
+        g.node.insert(k, helper.make_node("MatMul", [sm.output[0], bins], list(conv.output), name=f"{conv.name}_as_matmul"))
+        del g.value_info[:]  # shapes along the way changed; onnxruntime infers them again
+    onnx.checker.check_model(m)
+    onnx.save(m, str(out))
     return out
 
 
