@@ -218,6 +218,8 @@ def dfl_on_last_axis(onnx_in: Path, out: Path) -> Path:
         k = list(g.node).index(conv)
         g.node.remove(conv)  # [1, 4, A, 1] out of the MatMul: the same order as the convolution's [1, 1, 4, A]
         g.node.insert(k, helper.make_node("MatMul", [sm.output[0], bins], list(conv.output), name=f"{conv.name}_as_matmul"))
+        if not any(conv.input[1] in n.input for n in g.node):  # the convolution's weights, now unused
+            g.initializer.remove(inits[conv.input[1]])
         del g.value_info[:]  # shapes along the way changed; onnxruntime infers them again
     onnx.checker.check_model(m)
     onnx.save(m, str(out))
