@@ -163,3 +163,17 @@ def test_a_frames_cards_outlined_at_once_are_each_outlined_alone():
         for box, hs, q in zip(boxes, hints, many):
             assert np.array_equal(q, card_outline(img, box, hs)), trial
     assert card_outlines(img, [], []) == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(3, 90), st.integers(3, 90), st.integers(0, 7), st.integers(0, 7))
+def test_the_gradients_are_the_float_sobel_of_the_blurred_image_exactly(seed, h, w, y0, x0):
+    # spatialGradient's int16 numbers against the float Sobel on the same blurred uint8 image, on whole images and
+    # on windows of a larger one (the detector takes the gradients of a window of the frame)
+    big = np.random.default_rng(seed).integers(0, 256, (h + 8, w + 8), dtype=np.uint8)
+    img = big[y0:y0 + h, x0:x0 + w]
+    b = cv2.GaussianBlur(img, (3, 3), 0).astype(np.float32)
+    gx, gy = image_gradients(img)
+    assert gx.dtype == gy.dtype == np.float32
+    assert np.array_equal(gx, cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3))
+    assert np.array_equal(gy, cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3))
