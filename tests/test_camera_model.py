@@ -51,10 +51,13 @@ def test_scan_starting_cards_never_wrong(name):
     assert found >= MIN_FOUND * len(gts), (found, len(gts))
     assert read >= MIN_READ * len(gts), (read, len(gts))
     fb = out["first_bidder"]
-    if fb["card"] is not None:  # when every starting card is read, the first bidder is right and placed
-        assert fb["card"] == LABELS[name]["first_bidder"]
-        gq = next(g["quad"] for g in gts if g["card"] == fb["card"])
+    if "position" in fb:  # when it is named (by its card, or by its rank alone), the first bidder is right and placed
+        want = LABELS[name]["first_bidder"]
+        assert fb["card"] in (want, None) and fb["rank"] == int(want[0]) and fb["letter"] in (want[1], None)
+        gq = next(g["quad"] for g in gts if g["card"] == want)
         assert _inside(gq, fb["position"])
+    else:
+        assert fb["card"] is None and fb["reason"]
 
 
 def test_scan_fanned_hand_indices_never_wrong():
@@ -170,6 +173,40 @@ def test_first_bidder_does_not_lean_on_an_unreadable_cards_odds():
     far[64:] = 1 / 8  # an unreadable 8 (rank sure, letter not)
     cards[1] = CardRead("card", sq + 100, None, None, 0.2, [], far)
     assert first_bidder(cards)["card"] == "0G"  # a card that is surely an 8 does not stop a clear 0G
+
+
+def test_the_first_bidder_is_named_by_its_rank_when_its_letter_cannot_change_who_bids_first():
+    from companion.games.pirates_bluff.camera import FB_RANK_MIN, first_bidder
+    from vision.detect import CardRead
+
+    sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
+
+    def card(i, code=None, probs=None):
+        return CardRead("card", sq + 100 * i, None if code is None else int(code[0]), None if code is None else code[1],
+                        1.0 if code else 0.5, [], probs)
+
+    three = np.full(72, 1e-4 / 64)
+    three[24:32] = (1 - 1e-4) * np.array([0.4, 0.3, 0.1, 0.1, 0.05, 0.03, 0.01, 0.01])  # a 3, letter unsure
+    assert three.sum() == pytest.approx(1) and three[24:32].sum() >= FB_RANK_MIN and three.max() < 0.9
+    cards = [card(0, "5A"), card(1, probs=three), card(2, "8H")]
+    fb = first_bidder(cards)
+    assert fb["card"] is None and fb["letter"] is None and fb["rank"] == 3 and fb["probability"] >= 0.99
+    assert fb["position"] == [105.0, 107.0] and len(fb["corners"]) == 4
+    assert [c["rank"] for c in fb["candidates"]] == [3]
+    # another card of that rank: the letter decides, and it is not read
+    fb = first_bidder([card(0, "3C"), card(1, probs=three), card(2, "8H")])
+    assert fb["card"] is None and "position" not in fb and fb["reason"]
+    # a rank less sure than the bar (the blurred wild once seen as an 8 at 99.5 %) is not taken
+    unsure = np.full(72, 0.005 / 64)
+    unsure[24:32] = 0.995 / 8
+    assert "position" not in first_bidder([card(0, "5A"), card(1, probs=unsure)])
+    assert first_bidder([card(0, "5A"), card(1, probs=unsure)], rank_min=0.99)["rank"] == 3
+    # a surely-ranked unread card that is not the lowest no longer holds back the lowest: its mix stays in its rank
+    nine = np.full(72, 2e-4 / 64)
+    nine[8:16] = (1 - 2e-4) / 8  # surely a 1, letter unread
+    cards = [card(0, "0H"), card(1, probs=nine), card(2, probs=nine)]
+    assert first_bidder(cards)["card"] == "0H"
+    assert first_bidder(cards, rank_min=1.01)["card"] is None  # ... where "any card" would have held it back
 
 
 def test_live_reader_waits_for_stillness_and_agreement():

@@ -54,12 +54,13 @@ def _score_scene(st: dict, sc, cards, reads) -> None:
         st["fb_scenes"] += 1
         gmin = min(gts, key=lambda g: PBCard(g.rank, g.letter))
         fb = first_bidder(cards)
-        if fb["card"] is not None:
-            if fb["card"] == gmin.code and _inside(gmin.quad, fb["position"]):
+        if "position" in fb:  # named (by the card, or by its rank when its letter cannot change the answer)
+            if fb_names(fb, gmin):
                 st["fb_right"] += 1
             else:
                 st["fb_wrong"] += 1
-                st.setdefault("wrong_list", []).append(f"scene {sc.seed}: first bidder {fb['card']}, truth {gmin.code}")
+                st.setdefault("wrong_list", []).append(
+                    f"scene {sc.seed}: first bidder {fb['card'] or str(fb['rank']) + '?'}, truth {gmin.code}")
     else:
         # a fanned index counts as read only if the scan *reports* it: the corner reader's modes (other decks)
         # withhold every lone index (the index reader is sure of wrong codes on faces it never saw)
@@ -80,6 +81,13 @@ def _score_scene(st: dict, sc, cards, reads) -> None:
                     st["fan_exact"] += 1
                 elif r.conf >= FAN_MIN:
                     st["fan_wrong"] += 1
+
+
+def fb_names(fb: dict, lowest) -> bool:
+    """A named first bidder (``fb`` has a position) is right when it lies on the truly lowest starting card and
+    names its rank, and its letter too where it gives one."""
+    return (_inside(lowest.quad, fb["position"]) and fb["rank"] == lowest.rank
+            and fb["letter"] in (None, lowest.letter))
 
 
 def _scene(seed, layout, surfaces, fonts):

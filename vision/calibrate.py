@@ -39,7 +39,7 @@ BARS = (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.997, 0.998, 0.999)  # the card bars
 
 
 def run(n_scenes: int = 100, seed: int = 9_300_000, split: str = "calibration", rules=None) -> dict:
-    from vision.bench import _inside, _scene
+    from vision.bench import _inside, _scene, fb_names
     from vision.corner import reliability
     from companion.games import registry
     from vision.detect import CARD_MIN, Scanner
@@ -85,9 +85,9 @@ def run(n_scenes: int = 100, seed: int = 9_300_000, split: str = "calibration", 
                 r["right"].append(kk == g.rank * 8 + "ABCDEFGH".index(g.letter))
             r["false_pos"] += len(whole) - len(used)
             fb = first_bidder(cards)
-            if fb["card"] is None:
+            if "position" not in fb:
                 r["fb"][2] += 1
-            elif fb["card"] == gmin.code and _inside(gmin.quad, fb["position"]):
+            elif fb_names(fb, gmin):
                 r["fb"][0] += 1
             else:
                 r["fb"][1] += 1
