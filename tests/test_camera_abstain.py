@@ -46,6 +46,6 @@ def test_an_unreadable_card_is_null_and_the_first_bidder_is_not_named(tmp_path):
     for c in out["cards"]:  # whatever is read is right
         assert c["card"] is None or c["card"] in others
     fb = out["first_bidder"]
-    assert fb["card"] is None and fb["reason"]
+    assert fb["card"] is None and fb["reason"] and "position" not in fb  # not named, not even by a rank
     assert all(0 <= c["p_lowest"] <= 1 for c in fb["candidates"])
     assert len(fb["candidates"]) >= 1
