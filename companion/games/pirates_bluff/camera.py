@@ -20,9 +20,11 @@ FB_UNREAD_MIX = 0.1  # an unreadable card's posterior is mixed this much with "a
 # read: its mix goes to the letters of that rank only, and when it is the lowest card and no other card can share its
 # rank, the first bidder is named with the rank alone (the letter cannot change who bids first). Chosen on the
 # calibration split (600 start scenes, 3,095 cards, session 37): of the cards not read whole, 143 have their rank this
-# sure and none has it wrong (at 0.98: 255, none wrong); first bidder named right 398 -> 432 of 600, never wrongly
-# (0.98: 456, never wrongly). Kept above the blurred wild once seen as an 8 at 99.5 % on the calibration range.
+# sure and none has it wrong (at 0.98: 255, none wrong); through the scan, first bidder named right 390 -> 422 of 600,
+# never wrongly (0.98: 446, never wrongly). Kept above the blurred wild once seen as an 8 at 99.5 % on the calibration
+# range.
 FB_RANK_MIN = 0.999
+LETTERS_PER_RANK = PIRATES72.size // 9  # the posterior's codes, rank by rank (ranks 0-8, letters A-H)
 
 
 def _posterior(read: Any, np: Any) -> Any:
@@ -39,9 +41,9 @@ def _posterior(read: Any, np: Any) -> Any:
 
 def _rank_read(read: Any, np: Any, rank_min: float) -> int | None:
     """The rank of an unreadable card whose posterior is at least ``rank_min`` sure of it, else None."""
-    if read.rank is not None or read.probs is None:
+    if read.probs is None:
         return None
-    pr = np.asarray(read.probs, dtype=float).reshape(-1, len(PIRATES72.cards) // 9).sum(1)
+    pr = np.asarray(read.probs, dtype=float).reshape(-1, LETTERS_PER_RANK).sum(1)
     r = int(pr.argmax())
     return r if pr[r] >= rank_min else None
 
@@ -70,7 +72,6 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     # an index whose card the camera did not find (``unseen_card``: set by the camera's corner reader, which reads
     # other decks) counts as a starting card of unknown code
     unseen = [c for c in reads if c.kind == "index" and getattr(c, "unseen_card", False)]
-    per_letter = n // 9
     ranks = [c.rank if c.rank is not None else _rank_read(c, np, rank_min) for c in starting]
 
     def hedged(c: Any, r: int | None) -> Any:
@@ -79,7 +80,7 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
         spread = np.full(n, 1 / n)
         if r is not None:  # the rank is sure: the mix goes to that rank's letters
             spread = np.zeros(n)
-            spread[r * per_letter:(r + 1) * per_letter] = 1 / per_letter
+            spread[r * LETTERS_PER_RANK:(r + 1) * LETTERS_PER_RANK] = 1 / LETTERS_PER_RANK
         return (1 - mix) * _posterior(c, np) + mix * spread
 
     P = np.stack([hedged(c, r) for c, r in zip(starting, ranks)] + [np.full(n, 1 / n) for _ in unseen])[:, order]
