@@ -33,7 +33,11 @@ pkgs_train=(fonts-3270 fonts-adf-accanthis fonts-adf-baskervald fonts-adf-bereni
   fonts-roboto-slab fonts-rocknroll fonts-routed-gothic fonts-rufscript fonts-sil-andika fonts-sil-charis 
   fonts-sil-doulos fonts-sil-gentiumplus fonts-sora fonts-staypuft fonts-stix fonts-summersby fonts-tiresias 
   fonts-tomsontalks fonts-train fonts-tuffy fonts-ubuntu-title fonts-vollkorn 
-  fonts-yanone-kaffeesatz fonts-yrsa-rasa fonts-gnutypewriter fonts-georgewilliams fonts-okolaks)
+  fonts-yanone-kaffeesatz fonts-yrsa-rasa fonts-gnutypewriter fonts-georgewilliams fonts-okolaks
+  fonts-hosny-amiri fonts-aoyagi-soseki fonts-atarismall fonts-babelstone-modern fonts-bwht fonts-sixtyfour
+  fonts-smc-chilanka fonts-sjfonts fonts-dotgothic16 fonts-fantasma fonts-ferrite-core fonts-havana fonts-konatu
+  fonts-lexi-gulim fonts-lexi-saebom fonts-mplus fonts-oxygen fonts-seto fonts-smiley-sans fonts-stick
+  fonts-umeplus fonts-vlgothic)
 # poppler-utils (pdftoppm, pdfinfo): the print-deck round-trip test rasterises the PDF.
 pkgs_test=(xvfb xauth poppler-utils chromium chromium-driver gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config make gcc)
 case "$what" in

@@ -99,3 +99,18 @@ def test_a_face_that_maps_a_needed_character_to_a_blank_glyph_is_not_a_face(tmp_
     assert not _covers(_font_file(tmp_path, "3"))
     assert not _covers(_font_file(tmp_path, "3A"))
     assert "Museum" not in load_split()["calibration"]  # both its files are blank where it matters
+
+
+def test_small_letters_are_drawn_only_where_a_face_draws_them(tmp_path):
+    """The training cards' small-letter variant (vision.corner.LOWER_SHARE) needs a face that draws a-h: a file that
+    maps only the needed capitals and digits keeps its capitals."""
+    from vision.fonts import LOWER, draws_lower
+
+    caps_only = _font_file(tmp_path, "")
+    assert not draws_lower(str(caps_only))
+    have = installed()
+    if not have:
+        pytest.skip("no TrueType fonts installed (scripts/system-deps.sh train)")
+    fam, files = split_fonts("train")[0]
+    assert LOWER == "abcdefgh"
+    assert any(draws_lower(f) for _fam, fs in split_fonts("train") for f in fs)  # most faces draw them

@@ -206,7 +206,7 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
     import onnxruntime as ort
 
     from vision.corner import CORNER_H, CORNER_W
-    from vision.fonts import NEEDED
+    from vision.fonts import LOWER, NEEDED, draws_lower
 
     pack, out, models = tmp_path / "pack", tmp_path / "out", tmp_path / "models"
     run = lambda *a, t=600: subprocess.run([sys.executable, "-m", "vision.corner_gpu", *a], cwd=ROOT,  # noqa: E731
@@ -221,6 +221,8 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
         for f in files:
             cmap = TTFont(str(pack / "fonts" / f)).getBestCmap()
             assert {chr(c) for c in cmap} >= set(NEEDED) and len(cmap) < 40  # cut down, every needed glyph kept
+            have_lower = set(LOWER) <= {chr(c) for c in cmap}
+            assert have_lower == draws_lower(str(pack / "fonts" / f))  # small letters kept where the face has them
     r = run("train", str(pack), str(out), "--device", "cpu", "--gen-seconds", "1", "--train-seconds", "1",
             "--workers", "1", "--batch", "8", "--nets", "0:0.5,1:0.5", "--probe-steps", "2", "--min-steps", "4")
     assert r.returncode == 0, r.stderr
@@ -237,6 +239,12 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
     rank, letter, _feat = sess.run(None, {"crop": np.zeros((3, 1, CORNER_H, CORNER_W), np.float32)})
     assert rank.shape == (3, 10) and letter.shape == (3, 8)
     assert not (models / "second_reader.pt").exists()
+    r = run("finish", str(out / "second_x0.pt"), "--name", "second_reader", "--out", str(models), "--calib-cards",
+            "100", t=900)  # a reader in the place of another: the one it replaces keeps its figures there
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((models / "second_reader.json").read_text())
+    assert rep["recipe"]["extra"] == 0 and rep["previous"]["recipe"]["extra"] == 1
+    assert "reliability" not in rep["previous"]["calibration"] and "previous" not in rep["previous"]
 
 
 def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):

@@ -145,12 +145,23 @@ def normalize(crops: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ data
-def _card_sample(rng, fonts, legacy_share: float = 0.2):
-    """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index, layout)."""
+LOWER_SHARE = 0.1  # training cards whose letter is drawn as a small letter, where the face draws a-h
+
+
+def _card_sample(rng, fonts, legacy_share: float = 0.2, lower_share: float = 0.0):
+    """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index, layout).
+    ``lower_share``: that share of the cards have their letter drawn as a small letter ("a" for A) where the face
+    draws small letters (``vision.fonts.draws_lower``; Hershey and pen faces always do); 0 draws nothing more from
+    the generators, so the cards are the same as without it."""
+    from dataclasses import replace
+
     from vision.decks.render import random_style, render_card
+    from vision.fonts import draws_lower
 
     style_rng = np.random.default_rng(int(rng.integers(1 << 62)))
     style = random_style(style_rng, None if rng.random() < legacy_share else fonts)
+    if lower_share and style_rng.random() < lower_share and (style.font_path is None or draws_lower(style.font_path)):
+        style = replace(style, lower_letter=True)
     rank, lt = int(rng.integers(9)), int(rng.integers(8))
     face, _ = render_card(rank, LETTERS[lt], style, 4.0)
     img, quad, _M = camera_view(rng, face)
@@ -229,9 +240,10 @@ def _crops_chunk(args):
 
     fonts = split_fonts(split)
     rng = np.random.default_rng(seed)
+    lower = LOWER_SHARE if split == "train" else 0.0  # calibration crops stay the faces as their families draw them
     C, R, L = [], [], []
     for _ in range(n):
-        gray, quad, rank, lt, layout = _card_sample(rng, fonts)
+        gray, quad, rank, lt, layout = _card_sample(rng, fonts, lower_share=lower)
         q = _noisy(quad, rng)
         for reg in corner_regions(q):
             C.append(crop_region(gray, reg))

@@ -15,7 +15,8 @@ So the work goes in two steps:
    from ``--init`` on the GPU (``vision.corner.train``, device "cuda") for as many steps as fit its share of
    ``--train-seconds`` (timed on a short run first). It writes each net's state dict and a recipe JSON with the
    cards, steps and seconds it came to; ``python -m vision.corner_gpu finish`` here then fits the temperature
-   on the calibration split, exports and quantizes, as ``vision.corner`` does.
+   on the calibration split, exports and quantizes, as ``vision.corner`` does, into the corner reader's or the
+   second reader's place (``--name``); the figures of the reader it replaces are kept in its JSON (``previous``).
 
 Everything runs on a CPU too (``--device cpu``), only slower.
 """
@@ -35,7 +36,7 @@ def pack(dest: Path, families: int | None = None) -> dict:
     """The train split's fonts cut down (the first ``families`` of them: tests) into ``dest``."""
     from fontTools import subset
 
-    from vision.fonts import NEEDED, split_fonts
+    from vision.fonts import LOWER, NEEDED, split_fonts
 
     fonts_dir = dest / "fonts"
     fonts_dir.mkdir(parents=True, exist_ok=True)
@@ -44,14 +45,22 @@ def pack(dest: Path, families: int | None = None) -> dict:
         out = []
         for k, f in enumerate(files):
             o = fonts_dir / f"{fi:03d}_{k:02d}{Path(f).suffix.lower()}"
-            opt = subset.Options()
-            opt.notdef_outline = True
-            opt.name_IDs = ["*"]
-            font = subset.load_font(f, opt)
-            sub = subset.Subsetter(opt)
-            sub.populate(text=NEEDED)
-            sub.subset(font)
-            subset.save_font(font, str(o), opt)
+            for drop in ((), ("gasp",)):  # a malformed 'gasp' table (a hinting hint, seen in one file): without it
+                opt = subset.Options()
+                opt.notdef_outline = True
+                opt.name_IDs = ["*"]
+                opt.drop_tables += list(drop)
+                font = subset.load_font(f, opt)
+                sub = subset.Subsetter(opt)
+                sub.populate(text=NEEDED + LOWER)
+                try:
+                    sub.subset(font)
+                except AssertionError:
+                    if drop:
+                        raise
+                    continue
+                subset.save_font(font, str(o), opt)
+                break
             out.append(o.name)
         listing.append([fam, out])
     (dest / "fonts.json").write_text(json.dumps(listing, indent=0) + "\n")
@@ -169,6 +178,13 @@ def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, ou
         raise StateError(f"{state}: not a state dict and recipe written by train ({type(e).__name__})") from e
     net.eval()
     out = ROOT / "models" if out is None else Path(out)
+    previous = None
+    try:  # the reader this one replaces: its figures kept beside the new ones (without its reliability table)
+        old = json.loads((out / f"{name}.json").read_text())
+        previous = {k: ({x: y for x, y in v.items() if x != "reliability"} if isinstance(v, dict) else v)
+                    for k, v in old.items() if k != "previous"}
+    except (OSError, ValueError, AttributeError):
+        pass
     onnx_path = out / f"{name}.onnx"
     export(net, onnx_path)
     Cc, Rc, Lc = gen_corner_crops(calib_cards, seed=2, split="calibration", workers=workers)
@@ -181,6 +197,8 @@ def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, ou
     Cq, _Rq, _Lq = gen_corner_crops(512, seed=rec["data_seed"], split="train", workers=workers)
     quantize(onnx_path, out / f"{name}.int8.onnx", normalize(Cq))
     rep["calibration_int8"] = evaluate_crops(out / f"{name}.int8.onnx", Xc, Rc, Lc)
+    if previous is not None:
+        rep["previous"] = previous
     (out / f"{name}.json").write_text(json.dumps(rep, indent=1) + "\n")
     (out / f"{name}.pt").unlink(missing_ok=True)
     return rep
@@ -210,7 +228,9 @@ def main(argv=None) -> int:
     t.add_argument("--min-steps", type=cli_int(1), default=1000)
     f = sub.add_parser("finish")
     f.add_argument("state", help="a state dict (.pt) written by train, its recipe .json beside it")
-    f.add_argument("--name", required=True, choices=("second_reader",))
+    f.add_argument("--name", required=True, choices=("corner_reader", "second_reader"),
+                   help="the reader's place: corner_reader (every card's first views; a deck taught to the one "
+                   "it replaces must be taught again) or second_reader (step 3's second opinion)")
     f.add_argument("--out", default=None, help="default models/")
     f.add_argument("--calib-cards", type=cli_int(1), default=3000, help="calibration-split cards (4 crops each)")
     a = ap.parse_args(argv)

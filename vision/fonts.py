@@ -33,6 +33,7 @@ from pathlib import Path
 SPLIT_FILE = Path(__file__).resolve().parent.parent / "models" / "font_split.json"
 FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 NEEDED = "012345678ABCDEFGHW"
+LOWER = "abcdefgh"  # the letters as small letters: drawn where a training face has them (vision.corner, LOWER_SHARE)
 
 # Reserved for an outside check: never installed for training, never used, never tuned to. Lower-case
 # substrings of a family name or of a file path.
@@ -105,7 +106,8 @@ def split_of(group: str) -> str:
     return "held_out" if h < 0.20 else ("calibration" if h < 0.32 else "train")
 
 
-def _covers(path: Path) -> bool:
+def _covers(path: Path, chars: str = NEEDED) -> bool:
+    """The file maps every one of ``chars`` to a glyph that draws something."""
     try:
         import logging
 
@@ -115,12 +117,12 @@ def _covers(path: Path) -> bool:
         logging.getLogger("fontTools").setLevel(logging.ERROR)  # old files' odd header dates: not our business
         f = TTFont(str(path), fontNumber=0, lazy=True)
         cmap = f.getBestCmap() or {}
-        if not all(ord(c) in cmap for c in NEEDED):
+        if not all(ord(c) in cmap for c in chars):
             return False
         # mapped is not drawn: a face can map a character to an empty glyph (Museum Fourteen / Sixty map the digits
         # to blanks, and a card set in them shows no rank at all)
         glyphs = f.getGlyphSet()
-        for c in NEEDED:
+        for c in chars:
             pen = BoundsPen(glyphs)
             glyphs[cmap[ord(c)]].draw(pen)
             if pen.bounds is None or pen.bounds[2] - pen.bounds[0] <= 0 or pen.bounds[3] - pen.bounds[1] <= 0:
@@ -128,6 +130,12 @@ def _covers(path: Path) -> bool:
         return True
     except Exception:
         return False
+
+
+@lru_cache(maxsize=4096)
+def draws_lower(path: str) -> bool:
+    """The font file draws the letters as small letters too (``LOWER``)."""
+    return _covers(Path(path), LOWER)
 
 
 @lru_cache(maxsize=1)

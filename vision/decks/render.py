@@ -64,6 +64,8 @@ class FaceStyle:
     condense: float = 1.0  # glyph width factor (condensed < 1 < extended)
     outline: bool = False  # glyphs drawn as outlines
     pen_rank: bool = False  # the rank is pen-written too
+    lower_letter: bool = False  # the letter drawn as its small letter ("a" for A): a hand-lettered deck, or a face
+    #                             whose capitals are small letters; only where the face draws a-h (training faces)
 
     @property
     def size_mm(self) -> tuple[float, float]:
@@ -223,8 +225,8 @@ def _index_tile(rank: int, letter: str, style: FaceStyle, ppm: float, rng, scale
                     ttf=not style.pen_rank)
     lfont = PEN_FONTS[rng.integers(len(PEN_FONTS))] if style.pen_letter else style.font
     lthick = max(1, int(round((0.6 if style.pen_letter else 0.8) * style.weight * ppm * scale)))
-    lb, la = _glyph(letter, lfont, LETTER_H_MM * ppm * scale, lthick, style.letter_ink, rng, style.pen_letter, style,
-                    ttf=not style.pen_letter)
+    lb, la = _glyph(letter.lower() if style.lower_letter else letter, lfont, LETTER_H_MM * ppm * scale, lthick,
+                    style.letter_ink, rng, style.pen_letter, style, ttf=not style.pen_letter)
     gap = int(round(GAP_MM * ppm * scale))
     if layout == "beside":
         w = na.shape[1] + gap + la.shape[1]

@@ -1,0 +1,58 @@
+"""Training cards whose letter is a small letter ("a" for A): hand-lettered decks and faces whose capitals are
+small letters. Only the train split's cards get them; calibration crops stay as their families draw them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.decks.render import FaceStyle, render_card
+
+
+def test_a_lower_letter_face_draws_the_small_letter_and_nothing_else_changes():
+    st = FaceStyle(seed=3)
+    up, _ = render_card(2, "B", st, 4.0)
+    lo, _ = render_card(2, "B", FaceStyle(seed=3, lower_letter=True), 4.0)
+    assert up.shape == lo.shape
+    diff = np.abs(up.astype(int) - lo.astype(int)).sum(2) > 30
+    assert diff.any()  # the letter differs ...
+    h = up.shape[0]
+    assert not diff[int(h * 0.35):int(h * 0.65), :].any()  # ... only in the two index corners
+    assert diff[: h // 3].any() and diff[-h // 3:].any()
+
+
+def test_calibration_crops_never_get_small_letters(monkeypatch):
+    import vision.corner as vc
+    import vision.fonts
+
+    def refuse(path):
+        raise AssertionError("a calibration card asked for small letters")
+
+    monkeypatch.setattr(vision.fonts, "draws_lower", refuse)
+    C, R, L = vc._crops_chunk((2000, 3, "calibration", False))
+    assert len(C) == 12
+
+
+def test_train_crops_get_small_letters_at_their_share(monkeypatch):
+    import vision.corner as vc
+    import vision.decks.render as rd
+
+    if not __import__("vision.fonts", fromlist=["split_fonts"]).split_fonts("train"):
+        pytest.skip("no TrueType fonts installed (scripts/system-deps.sh train)")
+    seen = []
+    orig = rd.render_card
+
+    def spy(rank, letter, style, ppm):
+        seen.append(style.lower_letter)
+        return orig(rank, letter, style, ppm)
+
+    monkeypatch.setattr(rd, "render_card", spy)
+    monkeypatch.setattr(vc, "LOWER_SHARE", 0.5)
+    vc._crops_chunk((7000, 40, "train", False))
+    assert 8 <= sum(seen) <= 32  # about half, where the face draws small letters
+    seen.clear()
+    from vision.fonts import split_fonts
+
+    a = vc._card_sample(np.random.default_rng(1), split_fonts("train"))
+    b = vc._card_sample(np.random.default_rng(1), split_fonts("train"), lower_share=0.0)
+    assert seen == [False, False] and np.array_equal(a[0], b[0])  # no share: the same card as before
