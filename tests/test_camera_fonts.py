@@ -111,6 +111,6 @@ def test_small_letters_are_drawn_only_where_a_face_draws_them(tmp_path):
     have = installed()
     if not have:
         pytest.skip("no TrueType fonts installed (scripts/system-deps.sh train)")
-    fam, files = split_fonts("train")[0]
-    assert LOWER == "abcdefgh"
-    assert any(draws_lower(f) for _fam, fs in split_fonts("train") for f in fs)  # most faces draw them
+    lower = [draws_lower(f) for _fam, fs in split_fonts("train") for f in fs]
+    assert sum(lower) > len(lower) / 2  # most training faces draw them, so the variant is trained
+    assert set(LOWER) == {c.lower() for c in "ABCDEFGH"}
