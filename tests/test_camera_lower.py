@@ -36,8 +36,9 @@ def test_calibration_crops_never_get_small_letters(monkeypatch):
 def test_train_crops_get_small_letters_at_their_share(monkeypatch):
     import vision.corner as vc
     import vision.decks.render as rd
+    from vision.fonts import split_fonts
 
-    if not __import__("vision.fonts", fromlist=["split_fonts"]).split_fonts("train"):
+    if not split_fonts("train"):
         pytest.skip("no TrueType fonts installed (scripts/system-deps.sh train)")
     seen = []
     orig = rd.render_card
@@ -51,8 +52,6 @@ def test_train_crops_get_small_letters_at_their_share(monkeypatch):
     vc._crops_chunk((7000, 40, "train", False))
     assert 8 <= sum(seen) <= 32  # about half, where the face draws small letters
     seen.clear()
-    from vision.fonts import split_fonts
-
     a = vc._card_sample(np.random.default_rng(1), split_fonts("train"))
     b = vc._card_sample(np.random.default_rng(1), split_fonts("train"), lower_share=0.0)
     assert seen == [False, False] and np.array_equal(a[0], b[0])  # no share: the same card as before

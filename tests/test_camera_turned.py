@@ -117,6 +117,6 @@ def test_corner_reader_turned_look_turns_a_skewed_fanned_index_back():
                     else:
                         wrong += 1
     # a turn the look takes mostly heads back toward upright; where it does not, the index is one it cannot read
-    # (the scene's own upright box is the truth here: 2 of 27 with the readers of 2026-11-25 and 2026-11-26, both
-    # under 0.5)
+    # (the scene's own upright box is the truth here: 2 of the 27 tried turn away with the corner reader before
+    # session 38 and with session 38's, all read under 0.5)
     assert tried >= 8 and fixed >= 2 and wrong == 0 and back >= 0.8 * turned

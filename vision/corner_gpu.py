@@ -45,7 +45,7 @@ def pack(dest: Path, families: int | None = None) -> dict:
         out = []
         for k, f in enumerate(files):
             o = fonts_dir / f"{fi:03d}_{k:02d}{Path(f).suffix.lower()}"
-            for drop in ((), ("gasp",)):  # a malformed 'gasp' table (a hinting hint, seen in one file): without it
+            for drop in ((), ("gasp",)):  # one file's 'gasp' table (grid-fitting ranges) is malformed: retry without it
                 opt = subset.Options()
                 opt.notdef_outline = True
                 opt.name_IDs = ["*"]
