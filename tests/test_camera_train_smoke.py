@@ -224,12 +224,14 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
             have_lower = set(LOWER) <= {chr(c) for c in cmap}
             assert have_lower == draws_lower(str(pack / "fonts" / f))  # small letters kept where the face has them
     r = run("train", str(pack), str(out), "--device", "cpu", "--gen-seconds", "1", "--train-seconds", "1",
-            "--workers", "1", "--batch", "8", "--nets", "0:0.5,1:0.5", "--probe-steps", "2", "--min-steps", "4")
+            "--workers", "1", "--batch", "8", "--nets", "0:0.5,1:0.5", "--probe-steps", "2", "--min-steps", "4",
+            "--lower-share", "0.5")
     assert r.returncode == 0, r.stderr
     for name, extra in (("second_x0", 0), ("second_x1", 1)):
         rec = json.loads((out / f"{name}.json").read_text())
         assert rec["extra"] == extra and rec["steps"] >= 4 and rec["cards"] >= 500 and rec["cards"] % 500 == 0
         assert rec["train_crops"] == 4 * rec["cards"] and rec["device"] == "cpu"
+        assert rec["lower_share"] == 0.5  # the cards' share with small letters, as asked, in the recipe
     r = run("finish", str(out / "second_x1.pt"), "--name", "second_reader", "--out", str(models), "--calib-cards",
             "100", t=900)
     assert r.returncode == 0, r.stderr
@@ -265,6 +267,8 @@ def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_p
         (["train", str(pack), str(out), "--nets", "9:0.5"], p + "--nets: not extra:share"),
         (["train", str(pack), str(out), "--nets", "0:0.7,2:0.7"], p + "--nets: the shares add up to more than 1"),
         (["train", str(pack), str(out), "--lr", "inf"], p + "--lr:"),
+        (["train", str(pack), str(out), "--lower-share", "1.5"], p + "--lower-share: must be >= 0"),
+        (["train", str(pack), str(out), "--lower-share", "nan"], p + "--lower-share:"),
         (["train", str(pack), str(out), "--data-seed", "2"], p + "--data-seed: must be >= 5"),
         (["train", str(tmp_path / "none"), str(out)], p + "pack: no fonts.json"),
         (["train", str(pack), str(a_file)], p + "out: not a folder"),

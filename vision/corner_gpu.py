@@ -11,7 +11,8 @@ So the work goes in two steps:
 2. there: ``python -m vision.corner_gpu train DIR OUT`` makes fresh train-split cards with every core
    (``vision.corner._crops_chunk``, chunks of 500 cards, chunk k of data seed s seeded s * 1000 + k, as
    ``gen_corner_crops`` does) until ``--gen-seconds`` have passed, keeps the chunks made in order (so the set is
-   ``gen_corner_crops(cards, s)``'s, whatever the machine's speed), then continues each reader named in ``--nets``
+   ``gen_corner_crops(cards, s)``'s, whatever the machine's speed; ``--lower-share``: the share of them drawing
+   their letter small, ``vision.corner.LOWER_SHARE`` unless given), then continues each reader named in ``--nets``
    from ``--init`` on the GPU (``vision.corner.train``, device "cuda") for as many steps as fit its share of
    ``--train-seconds`` (timed on a short run first). It writes each net's state dict and a recipe JSON with the
    cards, steps and seconds it came to; ``python -m vision.corner_gpu finish`` here then fits the temperature
@@ -226,6 +227,8 @@ def main(argv=None) -> int:
     t.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     t.add_argument("--probe-steps", type=cli_int(1), default=300, help="the timing run's steps")
     t.add_argument("--min-steps", type=cli_int(1), default=1000)
+    t.add_argument("--lower-share", type=cli_float(0, 1), default=None,
+                   help="the share of cards drawing their letter small (default vision.corner.LOWER_SHARE)")
     f = sub.add_parser("finish")
     f.add_argument("state", help="a state dict (.pt) written by train, its recipe .json beside it")
     f.add_argument("--name", required=True, choices=("corner_reader", "second_reader"),
@@ -282,6 +285,10 @@ def main(argv=None) -> int:
     def log(*m):
         print(*m, flush=True)
 
+    import vision.corner
+
+    if a.lower_share is not None:
+        vision.corner.LOWER_SHARE = a.lower_share  # read by the forked workers
     gen = Generator(pack_dir, a.workers, a.data_seed, log=log)  # forked before CUDA starts
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
@@ -303,7 +310,7 @@ def main(argv=None) -> int:
             rec = {"name": name, "cards": cards, "data_seed": a.data_seed, "train_crops": int(len(X)),
                    "steps": steps, "batch": a.batch, "lr": a.lr, "init": init.name, "extra": extra,
                    "gen_s": round(gen_s, 1), "train_s": round(secs, 1), "device": dev_name, "workers": a.workers,
-                   "fonts": "train split, cut down (vision.corner_gpu pack)"}
+                   "lower_share": vision.corner.LOWER_SHARE, "fonts": "train split, cut down (vision.corner_gpu pack)"}
             (out / f"{name}.json").write_text(json.dumps(rec, indent=1) + "\n")
             log(json.dumps(rec))
     finally:
