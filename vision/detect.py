@@ -67,10 +67,10 @@ CORNER_CARD_MIN = 0.98  # a card read by the corner reader: the lowest posterior
 # calibration families stay under two thirds of the 0.2 % target (<= 4 of 3,095). Re-checked 2026-11-26 (session
 # 39) on 1,200 more calibration scenes, 1,800 in all (9,270 cards, <= 12 wrong): 0.95: 24 wrong, **0.98: 11 (0.119 %,
 # 86.42 % exact)**, 0.99: 6, 0.999: 4; the bar stays. First bidder 1,352 right / 1 wrong / 447 abstain: a wild 0H
-# read as 0A at 0.9997 (a square face whose h is a hook) named with the wrong letter, on the right card. 2026-11-26 (session 38), the
-# corner reader continued on the GPU with small letters in training, 600 scenes: 0.95: 10 wrong, **0.98: 3**
-# (86.20 % exact, first bidder 442 right / 0 wrong / 158 abstain), 0.99: 0 (84.43 %, 435 / 0 / 165); with the
-# reader before: 0.98: 8, 0.99: 4 (82.29 %, 422 / 0 / 178). 2026-11-24 late, with step 3 of Scanner.scan (a
+# read as 0A at 0.9997 (a square face whose h is a hook) named with the wrong letter, on the right card.
+# 2026-11-26 (session 38), the corner reader continued on the GPU with small letters in training, 600 scenes: 0.95:
+# 10 wrong, **0.98: 3** (86.20 % exact, first bidder 442 right / 0 wrong / 158 abstain), 0.99: 0 (84.43 %, 435 / 0 /
+# 165); with the reader before: 0.98: 8, 0.99: 4 (82.29 %, 422 / 0 / 178). 2026-11-24 late, with step 3 of Scanner.scan (a
 # card's middle and grown corners read again below REREAD_BELOW) and the calibration split without Museum's
 # blank-digit faces, 600 scenes, 3,095 cards (<= 4 wrong): 0.95: 9 wrong, 0.98: 7, 0.99: 4 (0.13 %), 0.995: 3,
 # 0.999: 3; read exactly at 0.99: 79.3 % (0.995: 77.1 %), first bidder 344 right / 0 wrong / 256 abstain. Before
