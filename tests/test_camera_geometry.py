@@ -136,6 +136,25 @@ def test_stretch_range_is_numpys_percentile_bit_for_bit(n, shape, seed, levels):
     assert np.array_equal(stretch_range(crops.astype(np.float32)), ref)
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 9), st.sampled_from([(56, 42, 3), (56, 42), (3, 5)]), st.integers(0, 2**32 - 1))
+def test_a_training_set_normalized_block_by_block_is_the_same_to_the_bit(n, block, shape, seed):
+    """vision.corner.normalize works a set larger than NORMALIZE_BLOCK crops block by block (a training set of
+    356,000 colour views took 24 GB at once and was killed): the same float32 array, shape and layout as at once."""
+    import vision.corner as vc
+
+    rng = np.random.default_rng(seed)
+    crops = rng.integers(0, 256, (n, *shape)).astype(np.uint8)
+    whole = vc.normalize(crops)
+    assert whole.shape == (n, 3 if len(shape) == 3 else 1, *shape[:2]) and whole.dtype == np.float32
+    before = vc.NORMALIZE_BLOCK
+    try:
+        vc.NORMALIZE_BLOCK = block
+        assert np.array_equal(vc.normalize(crops), whole)
+    finally:
+        vc.NORMALIZE_BLOCK = before
+
+
 def test_a_frames_cards_outlined_at_once_are_each_outlined_alone():
     """vision.detect.card_outlines snaps every card of a frame in one pass over one window of gradients; each card
     keeps its own window (snap_quads' ``within``), so every outline is card_outline's for that card alone, to the

@@ -136,12 +136,22 @@ def normalize(crops: np.ndarray) -> np.ndarray:
     Colour crops (N, H, W, 3) -> (N, 3, H, W), stretched by one range over all three channels (the hue stays)."""
     from vision.geometry import stretch_range
 
+    if len(crops) > NORMALIZE_BLOCK:  # a training set: block by block into one array (the same numbers, a fraction
+        # of the memory: the per-crop histogram alone would take 8 bytes per pixel of the whole set)
+        first = normalize(crops[:1])
+        out = np.empty((len(crops),) + first.shape[1:], np.float32)
+        for i in range(0, len(crops), NORMALIZE_BLOCK):
+            out[i : i + NORMALIZE_BLOCK] = normalize(crops[i : i + NORMALIZE_BLOCK])
+        return out
     c = crops.astype(np.float32)
     lo, hi = stretch_range(crops)
     shape = (-1,) + (1,) * (c.ndim - 1)
     c = (c - lo.reshape(shape)) / np.maximum(hi - lo, 8.0).reshape(shape)
     c = np.clip(c, 0, 1) * 2 - 1
     return (c[:, None] if c.ndim == 3 else c.transpose(0, 3, 1, 2)).astype(np.float32)
+
+
+NORMALIZE_BLOCK = 8192  # crops normalized at a time
 
 
 # ------------------------------------------------------------------ data
