@@ -126,6 +126,56 @@ def test_a_reader_with_extra_convolutions_starts_from_one_without_them_reading_t
         load_onnx_weights(make_net(extra=base_extra + 3), tmp_path / "deep.onnx")
 
 
+def test_a_reader_goes_on_from_its_int8_file_with_its_weights_dequantized(tmp_path):
+    """Only the int8 file of a suited reader may be committed (island54's): ``load_onnx_weights`` reads a static
+    int8 (QDQ) file's weights back as (q - zero point) x scale, so every convolution and head weight is the float
+    one to within half its channel's quantization step, the heads times the temperature of the report beside it
+    (``<name>.json`` for ``<name>.int8.onnx``); the reader so rebuilt names the same codes as the float file."""
+    import torch
+
+    from vision.corner import CORNER_H, CORNER_W, export, load_onnx_weights, logits, make_net, quantize
+    from vision.suited_reader import net_kw
+
+    torch.manual_seed(3)
+    net = make_net(**net_kw("island54"))
+    net.eval()
+    export(net, tmp_path / "island54_reader.onnx", 1.5)
+    (tmp_path / "island54_reader.json").write_text(json.dumps({"temperature": 1.5}))
+    X = np.random.default_rng(1).uniform(-1, 1, (64, 3, CORNER_H, CORNER_W)).astype(np.float32)
+    quantize(tmp_path / "island54_reader.onnx", tmp_path / "island54_reader.int8.onnx", X)
+    back = make_net(**net_kw("island54"))
+    load_onnx_weights(back, tmp_path / "island54_reader.int8.onnx")
+    ref = make_net(**net_kw("island54"))
+    load_onnx_weights(ref, tmp_path / "island54_reader.onnx")  # the float file: the exact folded weights
+    sd, sr = back.state_dict(), ref.state_dict()
+    for k in sd:
+        if k.endswith("weight") and sd[k].dim() == 4:  # a convolution: per output channel, half a step
+            err = (sd[k] - sr[k]).abs().flatten(1).amax(1)
+            step = sr[k].abs().flatten(1).amax(1) / 127
+            assert bool((err <= 0.51 * step + 1e-7).all()), k
+    for head in ("rank", "letter"):
+        w = getattr(back, head).weight
+        assert float((w - getattr(ref, head).weight).abs().max()) <= 0.51 * 1.5 * float(
+            getattr(ref, head).weight.abs().max() / 1.5 / 127) + 1e-6
+    back.eval()
+    ref.eval()
+    with torch.no_grad():
+        zb, zr = back(torch.from_numpy(X))[0].numpy(), ref(torch.from_numpy(X))[0].numpy()
+    assert (zb.argmax(1) == zr.argmax(1)).mean() >= 0.95
+    zf, _, _ = logits(tmp_path / "island54_reader.onnx", X)
+    assert np.allclose(zr, zf * 1.5, atol=1e-3)  # the float file's heads times its temperature
+    with pytest.raises(KeyError):  # a file without the heads is no reader: not silently half-loaded
+        bad = tmp_path / "bad.onnx"
+        import onnx
+
+        m = onnx.load(str(tmp_path / "island54_reader.onnx"))
+        for node in m.graph.node:
+            if node.op_type == "Gemm":
+                node.input[1] = node.input[1].replace("rank.weight", "other.weight")
+        onnx.save(m, str(bad))
+        load_onnx_weights(make_net(**net_kw("island54")), bad)
+
+
 def test_detector_tiles_of_suited_hands_label_every_index_that_shows(tmp_path):
     """The decks detector's recipe (``--decks-suited``): tiles cut from suited scenes (here hands held tight) carry
     an oriented box for each whole card and each index at least 90 % visible, in the tile's own coordinates."""

@@ -430,13 +430,34 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
 def load_onnx_weights(net, onnx_path: Path) -> None:
     """Warm start from an exported reader (only the .onnx is committed): the exporter folded each BatchNorm into
     its convolution, so the conv takes the folded weight and the BatchNorm becomes the identity plus the folded
-    bias; the heads are multiplied back by the temperature that was divided into them (``corner_reader.json``)."""
+    bias; the heads are multiplied back by the temperature that was divided into them (``corner_reader.json``;
+    ``<name>.json`` beside ``<name>.int8.onnx``). A static int8 file (QDQ) gives its weights dequantized, (q - zero
+    point) x scale per output channel: the float weights to within half a step, for a reader whose float file
+    was never committed."""
     import onnx
     import torch
     from onnx import numpy_helper
 
     m = onnx.load(str(onnx_path))
     w = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    for node in m.graph.node:  # a QDQ file: each weight's float value under the name its DequantizeLinear gives it
+        if node.op_type == "Identity" and node.input[0] in w:  # the exporter shares equal initializers this way
+            w[node.output[0]] = w[node.input[0]]
+        elif node.op_type == "DequantizeLinear" and node.input[0] in w:
+            q, scale = w[node.input[0]].astype(np.float64), w[node.input[1]].astype(np.float64)
+            zp = w[node.input[2]].astype(np.float64) if len(node.input) > 2 and node.input[2] else np.zeros_like(scale)
+            if scale.ndim:  # per channel, along the attribute's axis
+                axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+                shape = [1] * q.ndim
+                shape[axis] = -1
+                scale, zp = scale.reshape(shape), zp.reshape(shape)
+            w[node.output[0]] = ((q - zp) * scale).astype(np.float32)
+    heads = {}
+    for node in m.graph.node:  # the heads' Gemm: its weight and bias by the names the graph gives them
+        if node.op_type == "Gemm":
+            for head in ("rank", "letter"):
+                if node.input[1].startswith(f"{head}.weight"):
+                    heads[head] = (w[node.input[1]], w[node.input[2]])
     convs = [n for n in m.graph.node if n.op_type == "Conv"]
     pairs = [(blk[0], blk[1]) for blk in net.f if isinstance(blk, torch.nn.Sequential)]
     if len(pairs) != len(convs):  # a reader without the extra convolutions: those start as the identity
@@ -449,7 +470,8 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
                 net.f[k][1].reset_parameters()
                 net.f[k][1].reset_running_stats()
         pairs = base
-    rep = onnx_path.with_suffix(".json")
+    name = onnx_path.name[: -len(".int8.onnx")] if onnx_path.name.endswith(".int8.onnx") else onnx_path.stem
+    rep = onnx_path.with_name(f"{name}.json")
     T = float(json.loads(rep.read_text()).get("temperature", 1.0)) if rep.exists() else 1.0
     with torch.no_grad():
         for (conv, bn), node in zip(pairs, convs):
@@ -459,8 +481,9 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
         for head in ("rank", "letter"):
-            getattr(net, head).weight.copy_(torch.from_numpy(w[f"{head}.weight"] * T))
-            getattr(net, head).bias.copy_(torch.from_numpy(w[f"{head}.bias"] * T))
+            hw, hb = heads[head]
+            getattr(net, head).weight.copy_(torch.from_numpy(np.array(hw) * T))
+            getattr(net, head).bias.copy_(torch.from_numpy(np.array(hb) * T))
 
 
 def export(net, out_onnx: Path, temperature: float = 1.0):

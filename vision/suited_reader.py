@@ -895,7 +895,8 @@ def main(argv=None) -> int:
                     "corner reader's convolutions (models/corner_reader.onnx)")
     ap.add_argument("--init", default=None, help="go on from an earlier run of this recipe: its state dict (the "
                     "<deck>_reader.pt written beside the float model; its heads are multiplied back by the temperature "
-                    "of --init-report)")
+                    "of --init-report), or its exported reader, float or int8 (<deck>_reader.int8.onnx: the weights "
+                    "dequantized; the temperature from the <deck>_reader.json beside it)")
     ap.add_argument("--init-report", default=None, help="that run's <deck>_reader.json (its temperature)")
     ap.add_argument("--real", default=None, metavar="DIR", help="standard52: add views of edje-pinochle's train "
                     "photos in DIR (../shared/data/real-cards; rank labels, no suit; its test photos are never used), "
@@ -917,6 +918,10 @@ def main(argv=None) -> int:
         return 2
     if a.real and (deck != "standard52" or not (Path(a.real) / "edje-pinochle").is_dir()):
         print(f"pirate-table: error: --real {a.real}: needs --deck standard52 and a folder with edje-pinochle/",
+              file=sys.stderr)
+        return 2
+    if a.init and (not Path(a.init).is_file() or Path(a.init).suffix not in (".pt", ".onnx")):
+        print(f"pirate-table: error: --init {a.init}: not a reader's state dict (.pt) or exported reader (.onnx)",
               file=sys.stderr)
         return 2
     if a.real_copies < 1:
@@ -990,7 +995,13 @@ def main(argv=None) -> int:
     t0 = time.time()
     onnx_path = work / f"{deck}_reader.onnx" if not a.smoke else out / f"{deck}_reader.onnx"
     init = None
-    if a.init:
+    if a.init and Path(a.init).suffix == ".onnx":  # an exported reader (the int8 file dequantized)
+        start = cr.make_net(**net_kw(deck, extra))
+        cr.load_onnx_weights(start, Path(a.init))
+        init = work / f"{deck}_go_on.pt"
+        torch.save(start.state_dict(), str(init))
+        rep["warm_start"] = f"an earlier run of this recipe, from its exported reader ({Path(a.init).name})"
+    elif a.init:
         init = go_on_from(Path(a.init), Path(a.init_report) if a.init_report else None, work / f"{deck}_go_on.pt")
         rep["warm_start"] = f"an earlier run of this recipe ({Path(a.init).name})"
     elif warm:
