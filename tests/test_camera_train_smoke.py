@@ -164,16 +164,31 @@ def test_a_reader_goes_on_from_its_int8_file_with_its_weights_dequantized(tmp_pa
     assert (zb.argmax(1) == zr.argmax(1)).mean() >= 0.95
     zf, _, _ = logits(tmp_path / "island54_reader.onnx", X)
     assert np.allclose(zr, zf * 1.5, atol=1e-3)  # the float file's heads times its temperature
-    with pytest.raises(KeyError):  # a file without the heads is no reader: not silently half-loaded
-        bad = tmp_path / "bad.onnx"
-        import onnx
+    import onnx
 
-        m = onnx.load(str(tmp_path / "island54_reader.onnx"))
-        for node in m.graph.node:
-            if node.op_type == "Gemm":
-                node.input[1] = node.input[1].replace("rank.weight", "other.weight")
-        onnx.save(m, str(bad))
-        load_onnx_weights(make_net(**net_kw("island54")), bad)
+    m = onnx.load(str(tmp_path / "island54_reader.onnx"))
+    for node in m.graph.node:
+        if node.op_type == "Gemm":
+            node.input[1] = node.input[1].replace("rank.weight", "other.weight")
+    onnx.save(m, str(tmp_path / "bad.onnx"))
+    with pytest.raises(ValueError, match="no rank head"):  # a file without the heads is no reader: not half-loaded
+        load_onnx_weights(make_net(**net_kw("island54")), tmp_path / "bad.onnx")
+
+
+@pytest.mark.parametrize("content", [b"", b"not a model", b"\x08\x01"])
+def test_the_suited_recipe_refuses_an_init_that_is_no_reader_before_making_anything(tmp_path, content, capsys):
+    """``suited_reader --init`` reads the file before any view is made: a file named .pt or .onnx that holds no
+    reader is one line, exit code 2, and nothing written (before, a missing one gave a traceback after the views)."""
+    from vision.suited_reader import main
+
+    for suffix in (".pt", ".onnx"):
+        bad = tmp_path / f"x{suffix}"
+        bad.write_bytes(content)
+        out = tmp_path / "out"
+        assert main(["--deck", "island54", "--init", str(bad), "--out", str(out), "--work", str(tmp_path / "w")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"pirate-table: error: --init {bad}: not a corner reader") and err.count("\n") == 1, err
+        assert not out.exists() and not (tmp_path / "w").exists()
 
 
 def test_detector_tiles_of_suited_hands_label_every_index_that_shows(tmp_path):

@@ -481,6 +481,8 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
         for head in ("rank", "letter"):
+            if head not in heads:
+                raise ValueError(f"{onnx_path}: no {head} head")
             hw, hb = heads[head]
             getattr(net, head).weight.copy_(torch.from_numpy(np.array(hw) * T))
             getattr(net, head).bias.copy_(torch.from_numpy(np.array(hb) * T))

@@ -924,6 +924,12 @@ def main(argv=None) -> int:
         print(f"pirate-table: error: --init {a.init}: not a reader's state dict (.pt) or exported reader (.onnx)",
               file=sys.stderr)
         return 2
+    if a.init:
+        try:  # read now, not after the views are made
+            cr.reader_extra(Path(a.init))
+        except Exception as e:  # onnx and torch each raise their own kinds for a file that is no reader
+            print(f"pirate-table: error: --init {a.init}: not a corner reader ({type(e).__name__})", file=sys.stderr)
+            return 2
     if a.real_copies < 1:
         print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
         return 2
