@@ -153,10 +153,9 @@ def test_a_reader_goes_on_from_its_int8_file_with_its_weights_dequantized(tmp_pa
             err = (sd[k] - sr[k]).abs().flatten(1).amax(1)
             step = sr[k].abs().flatten(1).amax(1) / 127
             assert bool((err <= 0.51 * step + 1e-7).all()), k
-    for head in ("rank", "letter"):
-        w = getattr(back, head).weight
-        assert float((w - getattr(ref, head).weight).abs().max()) <= 0.51 * 1.5 * float(
-            getattr(ref, head).weight.abs().max() / 1.5 / 127) + 1e-6
+    for head in ("rank", "letter"):  # a step is at most the largest weight / 127 (the temperature scales both)
+        w, wr = getattr(back, head).weight, getattr(ref, head).weight
+        assert float((w - wr).abs().max()) <= 0.51 * float(wr.abs().max()) / 127 + 1e-6
     back.eval()
     ref.eval()
     with torch.no_grad():

@@ -138,8 +138,7 @@ def normalize(crops: np.ndarray) -> np.ndarray:
 
     if len(crops) > NORMALIZE_BLOCK:  # a training set: block by block into one array (the same numbers, a fraction
         # of the memory: the per-crop histogram alone would take 8 bytes per pixel of the whole set)
-        first = normalize(crops[:1])
-        out = np.empty((len(crops),) + first.shape[1:], np.float32)
+        out = np.empty((len(crops), 1 if crops.ndim == 3 else crops.shape[3], *crops.shape[1:3]), np.float32)
         for i in range(0, len(crops), NORMALIZE_BLOCK):
             out[i : i + NORMALIZE_BLOCK] = normalize(crops[i : i + NORMALIZE_BLOCK])
         return out

@@ -924,9 +924,10 @@ def main(argv=None) -> int:
         print(f"pirate-table: error: --init {a.init}: not a reader's state dict (.pt) or exported reader (.onnx)",
               file=sys.stderr)
         return 2
+    init_extra = 0
     if a.init:
         try:  # read now, not after the views are made
-            cr.reader_extra(Path(a.init))
+            init_extra = cr.reader_extra(Path(a.init))
         except Exception as e:  # onnx and torch each raise their own kinds for a file that is no reader
             print(f"pirate-table: error: --init {a.init}: not a corner reader ({type(e).__name__})", file=sys.stderr)
             return 2
@@ -992,7 +993,7 @@ def main(argv=None) -> int:
     if finish_end is not None:
         a.train_budget_s = max(30.0, (finish_end - dt.datetime.now(dt.timezone.utc)).total_seconds() - 150)
     warm = not a.init and not a.cold and (MODELS / "corner_reader.onnx").exists()
-    extra = cr.reader_extra(Path(a.init)) if a.init else cr.reader_extra(MODELS / "corner_reader.onnx") if warm else 0
+    extra = init_extra if a.init else cr.reader_extra(MODELS / "corner_reader.onnx") if warm else 0
     if a.train_budget_s:
         steps = min(a.steps, max(10, int(a.train_budget_s / (1.1 * measure_step_s(deck, a.batch, a.threads, extra)))))
         rep["steps_cut_to_budget"] = {"asked": a.steps, "budget_s": a.train_budget_s, "steps": steps}
