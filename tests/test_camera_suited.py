@@ -245,6 +245,25 @@ def test_training_command_refuses_a_deck_that_is_not_suited_and_bad_options(tmp_
     assert not out.exists()
 
 
+def test_finish_by_is_the_next_time_the_clock_reads_it_and_refuses_what_is_no_time(tmp_path):
+    import datetime as dt
+
+    from vision.suited_reader import finish_time
+
+    now = dt.datetime(2026, 11, 26, 23, 5, 30, tzinfo=dt.timezone.utc)
+    assert finish_time("00:15", now) == dt.datetime(2026, 11, 27, 0, 15, tzinfo=dt.timezone.utc)  # past midnight
+    assert finish_time("23:40", now) == dt.datetime(2026, 11, 26, 23, 40, tzinfo=dt.timezone.utc)
+    assert finish_time("7:05", now) == dt.datetime(2026, 11, 27, 7, 5, tzinfo=dt.timezone.utc)
+    assert finish_time("23:05", now) == dt.datetime(2026, 11, 27, 23, 5, tzinfo=dt.timezone.utc)  # just gone
+    for bad in ("24:00", "12:60", "12", "12:5", " 12:05", "\u0661\u0662:05", "-1:05", "12:05:00", ""):
+        with pytest.raises(ValueError):
+            finish_time(bad, now)
+    _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "standard52", "--finish-by", "25:00", "--smoke",
+                           "--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=120),
+                      "--finish-by '25:00'")
+    assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
+
+
 def test_committed_models_stay_small():
     sizes = {f.name: f.stat().st_size for f in MODELS.iterdir() if f.is_file()}
     for deck in SUITED:

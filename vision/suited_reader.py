@@ -772,6 +772,19 @@ def go_on_from(pt: Path, report: Path | None, out_pt: Path) -> Path:
     return out_pt
 
 
+def finish_time(text: str, now):
+    """The next moment the UTC clock reads ``text`` (HH:MM, ASCII digits) after ``now``: a time earlier in the day
+    than now is tomorrow's (a run started at 23:00 with ``--finish-by 00:10`` gets 70 minutes, not none)."""
+    import datetime as dt
+    import re
+
+    m = re.fullmatch(r"([0-9]{1,2}):([0-9]{2})", text)
+    if not m or int(m[1]) > 23 or int(m[2]) > 59:
+        raise ValueError("not a time HH:MM (UTC, 00:00 to 23:59)")
+    end = now.replace(hour=int(m[1]), minute=int(m[2]), second=0, microsecond=0)
+    return end if end > now else end + dt.timedelta(days=1)
+
+
 def measure_step_s(deck: str, batch: int, threads: int, extra: int = 0, steps: int = 12) -> float:
     """Seconds per training step of the deck's reader on this machine now (random input, after 3 warm steps)."""
     import torch
@@ -948,10 +961,9 @@ def main(argv=None) -> int:
     finish_end = None
     if a.finish_by:
         try:
-            hh, mm = (int(x) for x in a.finish_by.split(":"))
-            finish_end = dt.datetime.now(dt.timezone.utc).replace(hour=hh, minute=mm, second=0, microsecond=0)
-        except ValueError:
-            print(f"pirate-table: error: --finish-by {a.finish_by!r}: not a time HH:MM (UTC)", file=sys.stderr)
+            finish_end = finish_time(a.finish_by, dt.datetime.now(dt.timezone.utc))
+        except ValueError as e:
+            print(f"pirate-table: error: --finish-by {a.finish_by!r}: {e}", file=sys.stderr)
             return 2
     import torch
 
