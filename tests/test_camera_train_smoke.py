@@ -412,3 +412,40 @@ def test_the_committed_detectors_decode_their_boxes_along_the_last_axis(name):
 
     sm = [n for n in onnx.load(MODELS / f"{name}.int8.onnx").graph.node if n.op_type == "Softmax"]
     assert len(sm) == 1 and [a.i for a in sm[0].attribute if a.name == "axis"] == [-1]
+
+
+def test_a_state_dict_goes_on_with_its_heads_times_the_temperature_of_its_report(tmp_path, capsys):
+    """``--init <deck>_reader.pt``: the heads there were divided by the temperature; it is read from
+    ``--init-report``, or from the ``<deck>_reader.json`` beside the .pt (the committed pair), or 1 without either.
+    A report without a finite positive temperature is one line, exit code 2, nothing written, before any view."""
+    import torch
+
+    from vision.corner import make_net
+    from vision.suited_reader import go_on_from, init_temperature, main, net_kw
+
+    torch.manual_seed(5)
+    sd = make_net(**net_kw("island54")).state_dict()
+    pt = tmp_path / "island54_reader.pt"
+    torch.save(sd, str(pt))
+    assert init_temperature(pt, None) == 1.0
+    (tmp_path / "island54_reader.json").write_text(json.dumps({"temperature": 1.25}))
+    assert init_temperature(pt, None) == 1.25  # the report beside it
+    (tmp_path / "other.json").write_text(json.dumps({"temperature": 2}))
+    assert init_temperature(pt, tmp_path / "other.json") == 2.0  # --init-report wins
+    back = torch.load(str(go_on_from(pt, 1.25, tmp_path / "go_on.pt")))
+    for k in sd:
+        want = sd[k] * 1.25 if k.split(".")[0] in ("rank", "letter") else sd[k]
+        assert torch.equal(back[k], want), k
+    for bad in ('{"temperature": NaN}', '{"temperature": -1}', '{"temperature": "1.2"}', '{"temperature": true}',
+                "[1]", "not json"):
+        (tmp_path / "bad.json").write_text(bad)
+        with pytest.raises(ValueError):
+            init_temperature(pt, tmp_path / "bad.json")
+        out = tmp_path / "out"
+        assert main(["--deck", "island54", "--init", str(pt), "--init-report", str(tmp_path / "bad.json"), "--out",
+                     str(out), "--work", str(tmp_path / "w")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("pirate-table: error: --init-report: ") and err.count("\n") == 1, err
+        assert not out.exists() and not (tmp_path / "w").exists()
+    with pytest.raises(ValueError):
+        init_temperature(pt, tmp_path / "missing.json")

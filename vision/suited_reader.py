@@ -759,13 +759,28 @@ def warm_start(deck: str, pirates_onnx: Path, out_pt: Path) -> Path:
     return out_pt
 
 
-def go_on_from(pt: Path, report: Path | None, out_pt: Path) -> Path:
-    """An earlier run's state dict (``export`` divided its heads by the temperature) with the heads multiplied
-    back by the temperature of its report, for ``corner.train`` to go on from."""
+def init_temperature(pt: Path, report: Path | None) -> float:
+    """The temperature an earlier run's state dict's heads were divided by: from ``report`` (``--init-report``), else
+    from the ``<name>.json`` beside ``<name>.pt`` (``models/<deck>_reader.json``, as ``corner.load_onnx_weights``
+    finds it beside an exported reader), else 1. A report that gives no finite positive temperature: ValueError."""
+    path = report if report is not None else pt.with_suffix(".json")
+    if report is None and not path.is_file():
+        return 1.0
+    try:
+        T = json.loads(path.read_text()).get("temperature", 1.0)
+    except (OSError, ValueError, AttributeError) as e:
+        raise ValueError(f"{path}: not a reader's report ({type(e).__name__})") from None
+    if isinstance(T, bool) or not isinstance(T, (int, float)) or not math.isfinite(T) or T <= 0:
+        raise ValueError(f"{path}: temperature {T!r} is not a finite positive number")
+    return float(T)
+
+
+def go_on_from(pt: Path, T: float, out_pt: Path) -> Path:
+    """An earlier run's state dict (``export`` divided its heads by the temperature ``T``) with the heads multiplied
+    back by it, for ``corner.train`` to go on from."""
     import torch
 
     sd = torch.load(str(pt))
-    T = float(json.loads(report.read_text()).get("temperature", 1.0)) if report else 1.0
     for k in ("rank.weight", "rank.bias", "letter.weight", "letter.bias"):
         sd[k] = sd[k] * T
     torch.save(sd, str(out_pt))
@@ -908,9 +923,10 @@ def main(argv=None) -> int:
                     "corner reader's convolutions (models/corner_reader.onnx)")
     ap.add_argument("--init", default=None, help="go on from an earlier run of this recipe: its state dict (the "
                     "<deck>_reader.pt written beside the float model; its heads are multiplied back by the temperature "
-                    "of --init-report), or its exported reader, float or int8 (<deck>_reader.int8.onnx: the weights "
+                    "of --init-report, or of the <deck>_reader.json beside it), or its exported reader, float or int8 (<deck>_reader.int8.onnx: the weights "
                     "dequantized; the temperature from the <deck>_reader.json beside it)")
-    ap.add_argument("--init-report", default=None, help="that run's <deck>_reader.json (its temperature)")
+    ap.add_argument("--init-report", default=None, help="that run's <deck>_reader.json (its temperature; by default "
+                    "the one beside --init)")
     ap.add_argument("--real", default=None, metavar="DIR", help="standard52: add views of edje-pinochle's train "
                     "photos in DIR (../shared/data/real-cards; rank labels, no suit; its test photos are never used), "
                     "found by the committed scanner (models/)")
@@ -937,13 +953,19 @@ def main(argv=None) -> int:
         print(f"pirate-table: error: --init {a.init}: not a reader's state dict (.pt) or exported reader (.onnx)",
               file=sys.stderr)
         return 2
-    init_extra = 0
+    init_extra, init_T = 0, 1.0
     if a.init:
         try:  # read now, not after the views are made
             init_extra = cr.reader_extra(Path(a.init))
         except Exception as e:  # onnx and torch each raise their own kinds for a file that is no reader
             print(f"pirate-table: error: --init {a.init}: not a corner reader ({type(e).__name__})", file=sys.stderr)
             return 2
+        if Path(a.init).suffix == ".pt":
+            try:
+                init_T = init_temperature(Path(a.init), Path(a.init_report) if a.init_report else None)
+            except ValueError as e:
+                print(f"pirate-table: error: --init-report: {e}", file=sys.stderr)
+                return 2
     if a.real_copies < 1:
         print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
         return 2
@@ -1021,7 +1043,7 @@ def main(argv=None) -> int:
         torch.save(start.state_dict(), str(init))
         rep["warm_start"] = f"an earlier run of this recipe, from its exported reader ({Path(a.init).name})"
     elif a.init:
-        init = go_on_from(Path(a.init), Path(a.init_report) if a.init_report else None, work / f"{deck}_go_on.pt")
+        init = go_on_from(Path(a.init), init_T, work / f"{deck}_go_on.pt")
         rep["warm_start"] = f"an earlier run of this recipe ({Path(a.init).name})"
     elif warm:
         init = warm_start(deck, MODELS / "corner_reader.onnx", work / f"{deck}_warm_start.pt")
