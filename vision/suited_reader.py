@@ -913,6 +913,9 @@ def main(argv=None) -> int:
     ap.add_argument("--finish-by", default=None, metavar="HH:MM",
                     help="UTC time by which the whole command should be done: the training gets what is left after "
                     "the views are made, less 150 s for calibration (sets --train-budget-s)")
+    ap.add_argument("--data-seed", type=cli_int(0, 10**6), default=11, help="seed of the training views (11, the "
+                    "recipe's; another seed makes new views of the same train fonts, to go on from a reader that "
+                    "has seen those of 11)")
     ap.add_argument("--batch", type=cli_int(1), default=64)
     ap.add_argument("--lr", type=cli_float(0, 1, lo_open=True), default=3e-3)
     ap.add_argument("--workers", type=cli_int(1, 64), default=1)
@@ -1000,15 +1003,17 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     rep: dict = {"deck": deck, "recipe": {k: getattr(a, k) for k in ("cards", "scenes", "hands", "calib_cards",
                                                                         "calib_scenes", "calib_hands", "steps", "batch",
-                                                                        "lr")},
+                                                                        "lr", "data_seed")},
                  "ink_modes": dict(zip(INK_MODES, INK_SHARES))}
     t0 = time.time()
-    cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}.npz"
+    seed_tag = "" if a.data_seed == 11 else f"_seed{a.data_seed}"
+    cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}{seed_tag}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
         C, R, L = z["C"], z["R"], z["L"]
     else:
-        C, R, L = gen_suited_crops(deck, a.cards, seed=11, split="train", workers=a.workers, n_scenes=a.scenes,
+        C, R, L = gen_suited_crops(deck, a.cards, seed=a.data_seed, split="train", workers=a.workers,
+                                   n_scenes=a.scenes,
                                    n_hands=a.hands)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
