@@ -926,8 +926,9 @@ def main(argv=None) -> int:
                     "corner reader's convolutions (models/corner_reader.onnx)")
     ap.add_argument("--init", default=None, help="go on from an earlier run of this recipe: its state dict (the "
                     "<deck>_reader.pt written beside the float model; its heads are multiplied back by the temperature "
-                    "of --init-report, or of the <deck>_reader.json beside it), or its exported reader, float or int8 (<deck>_reader.int8.onnx: the weights "
-                    "dequantized; the temperature from the <deck>_reader.json beside it)")
+                    "of --init-report, or of the <deck>_reader.json beside it), or its exported reader, float or int8 "
+                    "(<deck>_reader.int8.onnx: the weights dequantized; the temperature from the <deck>_reader.json "
+                    "beside it)")
     ap.add_argument("--init-report", default=None, help="that run's <deck>_reader.json (its temperature; by default "
                     "the one beside --init)")
     ap.add_argument("--real", default=None, metavar="DIR", help="standard52: add views of edje-pinochle's train "
@@ -1013,8 +1014,7 @@ def main(argv=None) -> int:
         C, R, L = z["C"], z["R"], z["L"]
     else:
         C, R, L = gen_suited_crops(deck, a.cards, seed=a.data_seed, split="train", workers=a.workers,
-                                   n_scenes=a.scenes,
-                                   n_hands=a.hands)
+                                   n_scenes=a.scenes, n_hands=a.hands)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["gen_s"] = round(time.time() - t0, 1)
