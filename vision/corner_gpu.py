@@ -33,8 +33,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def pack(dest: Path, families: int | None = None) -> dict:
-    """The train split's fonts cut down (the first ``families`` of them: tests) into ``dest``."""
+def pack(dest: Path, families: int | None = None, chars: str | None = None) -> dict:
+    """The train split's fonts cut down (the first ``families`` of them: tests) into ``dest``, each to the glyphs of
+    ``chars`` (default: what a Pirate's Bluff face draws, ``NEEDED`` and ``LOWER``)."""
     from fontTools import subset
 
     from vision.fonts import LOWER, NEEDED, split_fonts
@@ -53,7 +54,7 @@ def pack(dest: Path, families: int | None = None) -> dict:
                 opt.drop_tables += list(drop)
                 font = subset.load_font(f, opt)
                 sub = subset.Subsetter(opt)
-                sub.populate(text=NEEDED + LOWER)
+                sub.populate(text=NEEDED + LOWER if chars is None else chars)
                 try:
                     sub.subset(font)
                 except AssertionError:
