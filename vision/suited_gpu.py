@@ -336,6 +336,7 @@ def main(argv=None) -> int:
     f.add_argument("--out", default=None, help="default models/")
     f.add_argument("--threads", type=cli_int(1, 256), default=2)
     f.add_argument("--workers", type=cli_int(1, 64), default=2)
+    f.add_argument("--calib-cards", type=cli_int(12), default=1200, help="calibration-split cards for the temperature")
     f.add_argument("--calib-scenes", type=cli_int(1), default=240)
     f.add_argument("--calib-hands", type=cli_int(0), default=60)
     a = ap.parse_args(argv)
@@ -354,7 +355,7 @@ def main(argv=None) -> int:
         if out.exists() and not out.is_dir():
             f.error(f"argument --out: not a folder: {out}")
         try:
-            rep = finish(state, out, a.threads, a.workers, calib_scenes=a.calib_scenes, calib_hands=a.calib_hands)
+            rep = finish(state, out, a.threads, a.workers, a.calib_cards, a.calib_scenes, a.calib_hands)
         except StateError as e:
             f.error(f"argument state: {e}")
         print(json.dumps({k: rep[k] for k in ("temperature", "calibration_views_int8", "thresholds",

@@ -1,0 +1,128 @@
+"""``vision.suited_gpu``: the standard52 and Island readers' recipe for a lent GPU machine, run here on the CPU."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.suited_gpu import CHARS, KINDS, chunk_jobs, one_cycle_lr
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_learning_rate_follows_one_cycle_over_the_time_budget():
+    lr = 1e-3
+    xs = np.linspace(0, 1, 201)
+    ys = [one_cycle_lr(x, lr) for x in xs]
+    assert ys[0] == pytest.approx(lr / 25) and one_cycle_lr(0.3, lr) == pytest.approx(lr)
+    assert ys[-1] == pytest.approx(lr / 25 / 1e4) and max(ys) == pytest.approx(lr)
+    peak = int(np.argmax(ys))
+    assert all(a <= b for a, b in zip(ys[:peak], ys[1:peak + 1]))  # up to the peak, then down
+    assert all(a >= b for a, b in zip(ys[peak:], ys[peak + 1:]))
+    assert one_cycle_lr(-0.5, lr) == ys[0] and one_cycle_lr(7.0, lr) == ys[-1]  # time past the budget: the end
+
+
+def test_the_views_come_in_the_recipes_proportions_each_chunk_seeded_once():
+    jobs = list(chunk_jobs("island54", 31, rounds=40))
+    kinds = [k for k, _, _ in jobs]
+    assert kinds[:11] == ["cards"] * 5 + ["scenes"] * 4 + ["hands"] * 2
+    assert {k: kinds.count(k) for k, _, _ in KINDS} == {"cards": 200, "scenes": 160, "hands": 80}  # 32000:3200:1600
+    seeds = [s for _, s, _ in jobs]
+    assert len(set(seeds)) == len(seeds) and all(d == "island54" for _, _, d in jobs)
+    other = {s for _, s, _ in chunk_jobs("island54", 41, rounds=40)}
+    assert not other & set(seeds)  # another data seed: other views
+
+
+@pytest.mark.slow
+def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_the_scan_loads(tmp_path):
+    """End to end on the CPU: two train families cut down to the glyphs a suited face sets, views made from those
+    files by a worker pool while a reader goes on from the committed one (with packed extra views drawn into each
+    batch), then finished here into a models folder the scanner reads; the replaced reader's figures are kept."""
+    import onnxruntime as ort
+    from fontTools.ttLib import TTFont
+
+    from vision.corner import CORNER_H, CORNER_W
+    from vision.fonts import split_fonts
+    from vision.suited_reader import SuitedScanner, gen_suited_crops
+
+    pack, out, models = tmp_path / "pack", tmp_path / "out", tmp_path / "models"
+    run = lambda *a, t=600: subprocess.run([sys.executable, "-m", "vision.suited_gpu", *a], cwd=ROOT,  # noqa: E731
+                                           capture_output=True, text=True, timeout=t)
+    r = run("pack", str(pack), "--families", "2")
+    assert r.returncode == 0, r.stderr
+    listing = json.loads((pack / "fonts.json").read_text())
+    assert len(listing) == 2 and not (pack / "real_standard52.npz").exists()
+    for (fam, files), (fam0, files0) in zip(listing, split_fonts("train")[:2]):
+        assert fam == fam0
+        for f, f0 in zip(files, files0):
+            kept = {chr(c) for c in TTFont(str(pack / "fonts" / f)).getBestCmap()}
+            had = {chr(c) for c in TTFont(f0, fontNumber=0).getBestCmap()}
+            assert set(CHARS) & had <= kept and len(kept) < 60  # every rank glyph the file draws, little else
+    C, R, L = gen_suited_crops("standard52", 4, seed=5)  # stand-ins for the real views (the format, not photos)
+    np.savez_compressed(pack / "real_standard52.npz", C=C, R=R, L=L, counts=json.dumps({"copies": 1}))
+    r = run("train", str(pack), str(out), "--deck", "standard", "--device", "cpu", "--gen-seconds", "1",
+            "--train-seconds", "3", "--refresh-s", "1", "--workers", "1", "--batch", "8", "--real-share", "0.25")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads((out / "standard52_gpu.json").read_text())
+    assert rec["deck"] == "standard52" and rec["init"] == "standard52_reader.pt" and rec["steps"] >= 1
+    assert rec["real_train_views"] == len(C) and rec["views_trained_on"] > len(C) and rec["chunks_made"]["cards"] >= 1
+    assert rec["init_temperature"] == json.loads((ROOT / "models" / "standard52_reader.json").read_text())["temperature"]
+    shutil.copytree(ROOT / "models", models)
+    r = run("finish", str(out / "standard52_gpu.pt"), "--out", str(models), "--threads", "1", "--workers", "1",
+            "--calib-cards", "24", "--calib-scenes", "2", "--calib-hands", "1", t=900)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((models / "standard52_reader.json").read_text())
+    assert rep["recipe"] == rec and 0.3 <= rep["temperature"] <= 5.0 and "thresholds" in rep
+    assert rep["previous"]["temperature"] == rec["init_temperature"] and "previous" not in rep["previous"]
+    assert not (models / "standard52_reader.onnx").exists() and (models / "standard52_reader.pt").is_file()
+    sess = ort.InferenceSession(str(models / "standard52_reader.int8.onnx"), providers=["CPUExecutionProvider"])
+    rank, suit, _feat = sess.run(None, {"crop": np.zeros((2, 3, CORNER_H, CORNER_W), np.float32)})
+    assert rank.shape == (2, 14) and suit.shape == (2, 4)
+    SuitedScanner("standard52", models, threads=1)  # the runtime takes the finished folder as it is
+
+
+def test_the_suited_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
+    pack, out = tmp_path / "pack", tmp_path / "out"
+    pack.mkdir()
+    (pack / "fonts.json").write_text("[]")
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    junk = tmp_path / "junk.pt"  # not a state dict, with a recipe beside it
+    junk.write_bytes(b"\x80\x04not a pickle")
+    junk.with_suffix(".json").write_text('{"deck": "island54", "data_seed": 7, "extra": 0}')
+    p = "python -m vision.suited_gpu train: argument "
+    f = "python -m vision.suited_gpu finish: argument "
+    tr = ["train", str(pack), str(out)]
+    cases = [
+        (tr + ["--deck", "pirates72"], p + "--deck: pirates72: not a suited deck"),
+        (tr + ["--deck", "tarot"], p + "--deck:"),
+        (tr + ["--deck", "island", "--data-seed", "0"], p + "--data-seed:"),
+        (tr + ["--deck", "island", "--data-seed", "1001"], p + "--data-seed:"),
+        (tr + ["--deck", "island", "--data-seed", "٣١"], p + "--data-seed:"),
+        (tr + ["--deck", "island", "--lr", "nan"], p + "--lr:"),
+        (tr + ["--deck", "island", "--real-share", "1.5"], p + "--real-share:"),
+        (tr + ["--deck", "island", "--train-seconds", "inf"], p + "--train-seconds:"),
+        (["train", str(tmp_path / "none"), str(out), "--deck", "island"], p + "pack: no fonts.json"),
+        (["train", str(pack), str(a_file), "--deck", "island"], p + "out: not a folder"),
+        (tr + ["--deck", "island", "--init", str(tmp_path / "x.pt")], p + "--init: no such state dict"),
+        (tr + ["--deck", "island", "--init", str(a_file)], p + "--init: no such state dict"),
+        (["finish", str(tmp_path / "x.pt"), "--out", str(out)], f + "state: no state dict"),
+        (["finish", str(junk), "--out", str(out)], f + "state: "),
+        (["finish", str(junk), "--out", str(a_file)], f + "--out: not a folder"),
+        (["pack", str(a_file)], "python -m vision.suited_gpu pack: argument dest: not a folder"),
+        (["pack", str(out), "--real", str(tmp_path)], "python -m vision.suited_gpu pack: argument --real: no "
+                                                      "edje-pinochle/"),
+    ]
+    for args, start in cases:
+        r = subprocess.run([sys.executable, "-m", "vision.suited_gpu", *args], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 2, (args, r.returncode, r.stderr)
+        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+        assert r.stderr.startswith("pirate-table: error: " + start), (args, r.stderr)
+        assert not out.exists(), args
+    assert a_file.read_text() == "x" and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.json", "junk.pt", "pack"]
