@@ -70,7 +70,8 @@ def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_th
     rec = json.loads((out / "standard52_gpu.json").read_text())
     assert rec["deck"] == "standard52" and rec["init"] == "standard52_reader.pt" and rec["steps"] >= 1
     assert rec["real_train_views"] == len(C) and rec["views_trained_on"] > len(C) and rec["chunks_made"]["cards"] >= 1
-    assert rec["init_temperature"] == json.loads((ROOT / "models" / "standard52_reader.json").read_text())["temperature"]
+    committed = json.loads((ROOT / "models" / "standard52_reader.json").read_text())
+    assert rec["init_temperature"] == committed["temperature"]
     shutil.copytree(ROOT / "models", models)
     r = run("finish", str(out / "standard52_gpu.pt"), "--out", str(models), "--threads", "1", "--workers", "1",
             "--calib-cards", "24", "--calib-scenes", "2", "--calib-hands", "1", t=900)

@@ -325,7 +325,8 @@ def main(argv=None) -> int:
     t.add_argument("--data-seed", type=cli_int(1, 1000), default=31)
     t.add_argument("--batch", type=cli_int(1, 65536), default=256)
     t.add_argument("--lr", type=cli_float(0, 1, lo_open=True), default=1e-3)
-    t.add_argument("--capacity", type=cli_int(1000, 10**8), default=1_500_000, help="most views held on the device (21 GB)")
+    t.add_argument("--capacity", type=cli_int(1000, 10**8), default=1_500_000,
+                   help="most views held on the device (21 GB)")
     t.add_argument("--init", default=None, help="default models/<deck>_reader.pt (its temperature from the .json "
                    "beside it)")
     t.add_argument("--real-share", type=cli_float(0, 1), default=0.016, help="share of every batch drawn from the "
