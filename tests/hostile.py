@@ -51,6 +51,21 @@ def assert_refused_cleanly(code: int, out: str, err: str, before: dict | None = 
                                  [k for k in before if k in after and before[k] != after[k]])
 
 
+def gpu_recipe_folders(tmp_path: Path, recipe: str = '{"data_seed": 7}'):
+    """What the GPU recipes' refusal tests start from: (pack, out, a_file, junk): a pack folder with an empty
+    fonts.json, an out folder not made yet, a plain file, and a state dict that is no pickle with ``recipe`` beside
+    it."""
+    pack, out = tmp_path / "pack", tmp_path / "out"
+    pack.mkdir()
+    (pack / "fonts.json").write_text("[]")
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"\x80\x04not a pickle")
+    junk.with_suffix(".json").write_text(recipe)
+    return pack, out, a_file, junk
+
+
 def strict_json(text: str):
     """Parse output strictly (no NaN/Infinity)."""
     def bad(name):

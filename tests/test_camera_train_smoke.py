@@ -315,14 +315,9 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
 
 def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
     """``python -m vision.corner_gpu`` refuses a bad option before it makes a folder or a card."""
-    pack, out = tmp_path / "pack", tmp_path / "out"
-    pack.mkdir()
-    (pack / "fonts.json").write_text("[]")
-    a_file = tmp_path / "f.txt"
-    a_file.write_text("x")
-    junk = tmp_path / "junk.pt"  # not a state dict, with a recipe beside it
-    junk.write_bytes(b"\x80\x04not a pickle")
-    junk.with_suffix(".json").write_text('{"data_seed": 7}')
+    from hostile import gpu_recipe_folders
+
+    pack, out, a_file, junk = gpu_recipe_folders(tmp_path)
     p = "python -m vision.corner_gpu train: argument "
     f = "python -m vision.corner_gpu finish: argument "
     cases = [

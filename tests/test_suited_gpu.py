@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hostile import assert_refused_cleanly, gpu_recipe_folders
 
 from vision.suited_gpu import CHARS, KINDS, chunk_jobs, one_cycle_lr
 
@@ -87,14 +88,7 @@ def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_th
 
 
 def test_the_suited_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
-    pack, out = tmp_path / "pack", tmp_path / "out"
-    pack.mkdir()
-    (pack / "fonts.json").write_text("[]")
-    a_file = tmp_path / "f.txt"
-    a_file.write_text("x")
-    junk = tmp_path / "junk.pt"  # not a state dict, with a recipe beside it
-    junk.write_bytes(b"\x80\x04not a pickle")
-    junk.with_suffix(".json").write_text('{"deck": "island54", "data_seed": 7, "extra": 0}')
+    pack, out, a_file, junk = gpu_recipe_folders(tmp_path, '{"deck": "island54", "data_seed": 7, "extra": 0}')
     p = "python -m vision.suited_gpu train: argument "
     f = "python -m vision.suited_gpu finish: argument "
     tr = ["train", str(pack), str(out)]
@@ -121,9 +115,7 @@ def test_the_suited_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothin
     for args, start in cases:
         r = subprocess.run([sys.executable, "-m", "vision.suited_gpu", *args], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
-        assert r.returncode == 2, (args, r.returncode, r.stderr)
-        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
-        assert r.stderr.startswith("pirate-table: error: " + start), (args, r.stderr)
-        assert not out.exists(), args
+        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
+        assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
     assert a_file.read_text() == "x" and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
     assert sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.json", "junk.pt", "pack"]

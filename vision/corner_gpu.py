@@ -75,10 +75,54 @@ def _packed_fonts(pack_dir: Path):
     return tuple((fam, tuple(str(pack_dir / "fonts" / f) for f in files)) for fam, files in listing)
 
 
+def gpu_torch(device: str):
+    """torch, imported for a run on ``device``. NVML is asked whether there is a GPU (not CUDA started), so the
+    workers forked after this do not inherit a started CUDA. ValueError where cuda is asked for and there is none."""
+    import os
+
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+    import torch
+
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("cuda: no GPU here (--device cpu)")
+    return torch
+
+
+def start_run(parser, module: str, pack_dir: Path, out: Path, device: str):
+    """A ``train`` command's checks of its pack, out folder and device, each refused in one line by ``parser``
+    before anything is written; then torch (``gpu_torch``)."""
+    if not (pack_dir / "fonts.json").is_file():
+        parser.error(f"argument pack: no fonts.json (python -m {module} pack): {pack_dir}")
+    if out.exists() and not out.is_dir():
+        parser.error(f"argument out: not a folder: {out}")
+    try:
+        return gpu_torch(device)
+    except ValueError as e:
+        parser.error(f"argument --device: {e}")
+
+
 def _worker_init():
     import cv2
 
     cv2.setNumThreads(1)
+
+
+def fork_pool(pack_dir: Path, workers: int):
+    """A pool of ``workers`` forked processes whose ``vision.fonts.split_fonts("train")`` is the pack's fonts (the
+    only split that travels; they look it up at call time)."""
+    import multiprocessing as mp
+
+    import vision.fonts
+
+    fonts = _packed_fonts(pack_dir)
+
+    def split_fonts(split: str):
+        if split != "train":
+            raise ValueError(f"only the train split travels, not {split}")
+        return fonts
+
+    vision.fonts.split_fonts = split_fonts
+    return mp.get_context("fork").Pool(workers, initializer=_worker_init)
 
 
 class Generator:
@@ -87,23 +131,13 @@ class Generator:
     so far while the pool goes on, ``stop()`` ends it."""
 
     def __init__(self, pack_dir: Path, workers: int, data_seed: int, log=print, max_cards: int = 4_000_000):
-        import multiprocessing as mp
         import threading
 
-        import vision.fonts
         from vision.corner import _crops_chunk
 
-        fonts = _packed_fonts(pack_dir)
-
-        def split_fonts(split: str):
-            if split != "train":
-                raise ValueError(f"only the train split travels, not {split}")
-            return fonts
-
-        vision.fonts.split_fonts = split_fonts  # the forked workers look it up at call time
         self.parts: list = []
         self.t0 = time.time()
-        self.pool = mp.get_context("fork").Pool(workers, initializer=_worker_init)
+        self.pool = fork_pool(pack_dir, workers)
         chunks = [(data_seed * 1000 + k, 500, "train", False) for k in range(max_cards // 500)]
         it = self.pool.imap(_crops_chunk, chunks)  # in order: the parts kept are always chunks 0..k
         self.error = None
@@ -267,19 +301,9 @@ def main(argv=None) -> int:
     if sum(sh for _, sh in nets) > 1 + 1e-9:
         t.error(f"argument --nets: the shares add up to more than 1: {a.nets!r}")
     pack_dir, out, init = Path(a.pack), Path(a.out), Path(a.init)
-    if not (pack_dir / "fonts.json").is_file():
-        t.error(f"argument pack: no fonts.json (python -m vision.corner_gpu pack): {pack_dir}")
     if not init.is_file():
         t.error(f"argument --init: no such file: {init}")
-    if out.exists() and not out.is_dir():
-        t.error(f"argument out: not a folder: {out}")
-    import os
-
-    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # asks NVML: the card-making workers fork after it
-    import torch
-
-    if a.device == "cuda" and not torch.cuda.is_available():
-        t.error("argument --device: cuda: no GPU here (--device cpu)")
+    torch = start_run(t, "vision.corner_gpu", pack_dir, out, a.device)
     out.mkdir(parents=True, exist_ok=True)
     from vision.corner import normalize
 

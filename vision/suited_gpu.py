@@ -61,12 +61,6 @@ def pack(dest: Path, real: Path | None = None, real_copies: int = 4, families: i
     return rep
 
 
-def _worker_init():
-    import cv2
-
-    cv2.setNumThreads(1)
-
-
 def _views_chunk(job):
     """One chunk of training views, normalized here (float16: half the bytes through the pool's pipe)."""
     from vision import corner as cr
@@ -97,25 +91,15 @@ class Generator:
     order of ``chunk_jobs``: ``take()`` gives the chunks made since the last take."""
 
     def __init__(self, pack_dir: Path, deck: str, workers: int, data_seed: int, log=print):
-        import multiprocessing as mp
         import threading
 
-        import vision.fonts
-        from vision.corner_gpu import _packed_fonts
+        from vision.corner_gpu import fork_pool
 
-        fonts = _packed_fonts(pack_dir)
-
-        def split_fonts(split: str):
-            if split != "train":
-                raise ValueError(f"only the train split travels, not {split}")
-            return fonts
-
-        vision.fonts.split_fonts = split_fonts  # the forked workers look it up at call time
         self.parts: list = []
         self.taken = 0
         self.counts = {kind: 0 for kind, _, _ in KINDS}
         self.t0 = time.time()
-        self.pool = mp.get_context("fork").Pool(workers, initializer=_worker_init)
+        self.pool = fork_pool(pack_dir, workers)
         it = self.pool.imap(_views_chunk, chunk_jobs(deck, data_seed))
         self.error = None
 
@@ -375,23 +359,15 @@ def main(argv=None) -> int:
         t.error(f"argument --deck: {a.deck}: not a suited deck ({', '.join(DECKS)})")
     pack_dir, out = Path(a.pack), Path(a.out)
     init = Path(a.init) if a.init else ROOT / "models" / f"{deck}_reader.pt"
-    if not (pack_dir / "fonts.json").is_file():
-        t.error(f"argument pack: no fonts.json (python -m vision.suited_gpu pack): {pack_dir}")
     if init.suffix != ".pt" or not init.is_file():
         t.error(f"argument --init: no such state dict (.pt): {init}")
-    if out.exists() and not out.is_dir():
-        t.error(f"argument out: not a folder: {out}")
     try:
         T = init_temperature(init, None)
     except ValueError as e:
         t.error(f"argument --init: {e}")
-    import os
+    from vision.corner_gpu import start_run
 
-    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # asks NVML: the view-making workers fork after it
-    import torch
-
-    if a.device == "cuda" and not torch.cuda.is_available():
-        t.error("argument --device: cuda: no GPU here (--device cpu)")
+    torch = start_run(t, "vision.suited_gpu", pack_dir, out, a.device)
     from vision import corner as cr
 
     out.mkdir(parents=True, exist_ok=True)
