@@ -239,7 +239,7 @@ def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_car
     import torch
 
     from vision import corner as cr
-    from vision.suited_reader import DECKS, gen_suited_crops, net_kw, set_thresholds
+    from vision.suited_reader import DECKS, calibrate_and_quantize, gen_suited_crops, net_kw, set_thresholds
 
     try:  # before anything is written
         rec = json.loads(state.with_suffix(".json").read_text())
@@ -264,21 +264,10 @@ def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_car
         pass
     onnx_path = out / f"{deck}_reader.onnx"
     cr.export(net, onnx_path)
-    Cc, Rc, Lc = gen_suited_crops(deck, calib_cards, seed=12, split="calibration", workers=workers,
-                                  n_scenes=calib_cards // 12)
-    Xc = cr.normalize(Cc)
-    zr, zl, _ = cr.logits(onnx_path, Xc, threads=threads)
-    T = cr.fit_temperature(zr, zl, Rc, Lc)
-    cr.export(net, onnx_path, T)  # and <deck>_reader.pt, the heads divided by T (as suited_reader writes it)
-    rep = {"deck": deck, "recipe": rec, "temperature": round(T, 4),
-           "calibration_views_fp32": cr.evaluate_crops(onnx_path, Xc, Rc, Lc)}
+    rep = {"deck": deck, "recipe": rec}
     # the int8 ranges: fresh train-split views of the run's data seed, made here
     Cq, _Rq, _Lq = gen_suited_crops(deck, 240, seed=seed, split="train", workers=workers, n_scenes=24)
-    rng = np.random.default_rng(3)
-    int8 = out / f"{deck}_reader.int8.onnx"
-    cr.quantize(onnx_path, int8, cr.normalize(Cq[rng.choice(len(Cq), min(len(Cq), 2048), replace=False)]))
-    rep["calibration_views_int8"] = cr.evaluate_crops(int8, Xc, Rc, Lc)
-    rep["int8_bytes"] = int8.stat().st_size
+    calibrate_and_quantize(net, deck, onnx_path, out, Cq, rep, threads, workers, calib_cards)
     if previous is not None:
         rep["previous"] = previous
     onnx_path.unlink()  # only the int8 reader and the state dict are kept (as in models/)

@@ -828,6 +828,30 @@ def net_kw(deck: str, extra: int = 0) -> dict:
     return {"in_ch": 3, "n_rank": len(codes.ranks) + 1, "n_letter": len(codes.suits), "extra": extra}
 
 
+def calibrate_and_quantize(net, deck: str, onnx_path: Path, out: Path, C: np.ndarray, rep: dict, threads: int = 1,
+                           workers: int = 1, calib_cards: int = 1200) -> Path:
+    """A trained reader made ready for the runtime, into ``rep``: its temperature fitted on views of the calibration
+    font split only (``calib_cards`` cards and a twelfth as many scenes, seed 12), exported with it to ``onnx_path``
+    (and the .pt beside it), then static int8 as ``out/<deck>_reader.int8.onnx``, its ranges from 2,048 of the
+    training-font views ``C`` (uint8). Returns the int8 file."""
+    Cc, Rc, Lc = gen_suited_crops(deck, calib_cards, seed=12, split="calibration", workers=workers,
+                                  n_scenes=calib_cards // 12)
+    Xc = cr.normalize(Cc)
+    zr, zl, _ = cr.logits(onnx_path, Xc, threads=threads)
+    T = cr.fit_temperature(zr, zl, Rc, Lc)
+    cr.export(net, onnx_path, T)
+    rep["temperature"] = round(T, 4)
+    rep["calibration_views_fp32"] = cr.evaluate_crops(onnx_path, Xc, Rc, Lc)
+    t0 = time.time()
+    rng = np.random.default_rng(3)
+    int8 = out / f"{deck}_reader.int8.onnx"
+    cr.quantize(onnx_path, int8, cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+    rep["quantize_s"] = round(time.time() - t0, 1)
+    rep["calibration_views_int8"] = cr.evaluate_crops(int8, Xc, Rc, Lc)
+    rep["int8_bytes"] = int8.stat().st_size
+    return int8
+
+
 def calibration_scenes(deck: str, n: int = 240, hands: int = 60) -> list:
     """The rendered scenes in calibration fonts that the scan's bars and looks are chosen on: ``n`` of the four
     layouts in turn (start rows, fans, trick piles, mixed) and ``hands`` hands held tight."""
@@ -1060,22 +1084,7 @@ def main(argv=None) -> int:
                    checkpoint=None if a.smoke else work / f"{deck}_train.ckpt")  # a cut-off run goes on from it
     rep["train_s"] = round(time.time() - t0, 1)
     rep["s_per_step"] = round(rep["train_s"] / max(a.steps, 1), 4)
-    # temperature on views of the calibration font split only
-    Cc, Rc, Lc = gen_suited_crops(deck, a.calib_cards, seed=12, split="calibration", workers=a.workers,
-                                  n_scenes=a.calib_cards // 12)
-    Xc = cr.normalize(Cc)
-    zr, zl, _ = cr.logits(onnx_path, Xc, threads=a.threads)
-    T = cr.fit_temperature(zr, zl, Rc, Lc)
-    cr.export(net, onnx_path, T)
-    rep["temperature"] = round(T, 4)
-    rep["calibration_views_fp32"] = cr.evaluate_crops(onnx_path, Xc, Rc, Lc)
-    t0 = time.time()
-    rng = np.random.default_rng(3)
-    int8 = out / f"{deck}_reader.int8.onnx"
-    cr.quantize(onnx_path, int8, cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
-    rep["quantize_s"] = round(time.time() - t0, 1)
-    rep["calibration_views_int8"] = cr.evaluate_crops(int8, Xc, Rc, Lc)
-    rep["int8_bytes"] = int8.stat().st_size
+    calibrate_and_quantize(net, deck, onnx_path, out, C, rep, a.threads, a.workers, a.calib_cards)
     # thresholds: on rendered scenes in calibration fonts (start rows, fans, trick piles), int8 runtime path
     (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
     set_thresholds(deck, out, rep, a.threads, a.calib_scenes, a.calib_hands)
