@@ -51,6 +51,17 @@ def assert_refused_cleanly(code: int, out: str, err: str, before: dict | None = 
                                  [k for k in before if k in after and before[k] != after[k]])
 
 
+def recipe_cli(module: str):
+    """The end-to-end tests' way to run a GPU recipe's command (``python -m module ...`` from the repository root):
+    a function of the arguments (and ``t``, the timeout) giving the finished process, its output captured."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    return lambda *a, t=600: subprocess.run([sys.executable, "-m", module, *a], cwd=root, capture_output=True,
+                                            text=True, timeout=t)
+
+
 def gpu_recipe_folders(tmp_path: Path, recipe: str = '{"data_seed": 7}'):
     """What the GPU recipes' refusal tests start from: (pack, out, a_file, junk): a pack folder with an empty
     fonts.json, an out folder not made yet, a plain file, and a state dict that is no pickle with ``recipe`` beside

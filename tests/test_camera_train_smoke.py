@@ -270,11 +270,11 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
     import onnxruntime as ort
 
     from vision.corner import CORNER_H, CORNER_W
+    from hostile import recipe_cli
     from vision.fonts import LOWER, NEEDED, draws_lower
 
     pack, out, models = tmp_path / "pack", tmp_path / "out", tmp_path / "models"
-    run = lambda *a, t=600: subprocess.run([sys.executable, "-m", "vision.corner_gpu", *a], cwd=ROOT,  # noqa: E731
-                                           capture_output=True, text=True, timeout=t)
+    run = recipe_cli("vision.corner_gpu")
     r = run("pack", str(pack), "--families", "2")
     assert r.returncode == 0, r.stderr
     listing = json.loads((pack / "fonts.json").read_text())
@@ -315,7 +315,7 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
 
 def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
     """``python -m vision.corner_gpu`` refuses a bad option before it makes a folder or a card."""
-    from hostile import gpu_recipe_folders
+    from hostile import gpu_recipe_folders, recipe_cli
 
     pack, out, a_file, junk = gpu_recipe_folders(tmp_path)
     p = "python -m vision.corner_gpu train: argument "
@@ -337,9 +337,9 @@ def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_p
         (["pack", str(a_file)], "python -m vision.corner_gpu pack: argument dest: not a folder"),
         (["finish", str(junk), "--name", "second_reader", "--out", str(out)], f + "state: "),
     ]
+    run = recipe_cli("vision.corner_gpu")
     for args, start in cases:
-        r = subprocess.run([sys.executable, "-m", "vision.corner_gpu", *args], cwd=ROOT, capture_output=True,
-                           text=True, timeout=120)
+        r = run(*args, t=120)
         assert r.returncode == 2, (args, r.returncode, r.stderr)
         assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
         assert r.stderr.startswith("pirate-table: error: " + start), (args, r.stderr)

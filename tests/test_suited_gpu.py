@@ -2,13 +2,11 @@
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile import assert_refused_cleanly, gpu_recipe_folders
+from hostile import assert_refused_cleanly, gpu_recipe_folders, recipe_cli
 
 from vision.suited_gpu import CHARS, KINDS, chunk_jobs, one_cycle_lr
 
@@ -51,8 +49,7 @@ def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_th
     from vision.suited_reader import SuitedScanner, gen_suited_crops
 
     pack, out, models = tmp_path / "pack", tmp_path / "out", tmp_path / "models"
-    run = lambda *a, t=600: subprocess.run([sys.executable, "-m", "vision.suited_gpu", *a], cwd=ROOT,  # noqa: E731
-                                           capture_output=True, text=True, timeout=t)
+    run = recipe_cli("vision.suited_gpu")
     r = run("pack", str(pack), "--families", "2")
     assert r.returncode == 0, r.stderr
     listing = json.loads((pack / "fonts.json").read_text())
@@ -112,9 +109,9 @@ def test_the_suited_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothin
         (["pack", str(out), "--real", str(tmp_path)], "python -m vision.suited_gpu pack: argument --real: no "
                                                       "edje-pinochle/"),
     ]
+    run = recipe_cli("vision.suited_gpu")
     for args, start in cases:
-        r = subprocess.run([sys.executable, "-m", "vision.suited_gpu", *args], cwd=ROOT, capture_output=True,
-                           text=True, timeout=120)
+        r = run(*args, t=120)
         assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
         assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
     assert a_file.read_text() == "x" and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
