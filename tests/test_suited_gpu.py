@@ -44,7 +44,7 @@ def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_th
     import onnxruntime as ort
     from fontTools.ttLib import TTFont
 
-    from vision.corner import CORNER_H, CORNER_W
+    from vision.corner import CORNER_H, CORNER_W, reader_extra
     from vision.fonts import split_fonts
     from vision.suited_reader import SuitedScanner, gen_suited_crops
 
@@ -63,10 +63,12 @@ def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_th
     C, R, L = gen_suited_crops("standard52", 4, seed=5)  # stand-ins for the real views (the format, not photos)
     np.savez_compressed(pack / "real_standard52.npz", C=C, R=R, L=L, counts=json.dumps({"copies": 1}))
     r = run("train", str(pack), str(out), "--deck", "standard", "--device", "cpu", "--gen-seconds", "1",
-            "--train-seconds", "3", "--refresh-s", "1", "--workers", "1", "--batch", "8", "--real-share", "0.25")
+            "--train-seconds", "3", "--refresh-s", "1", "--workers", "1", "--batch", "8", "--real-share", "0.25",
+            "--extra", "1")  # a deeper reader than the committed one: its new blocks start as the identity
     assert r.returncode == 0, r.stderr
     rec = json.loads((out / "standard52_gpu.json").read_text())
     assert rec["deck"] == "standard52" and rec["init"] == "standard52_reader.pt" and rec["steps"] >= 1
+    assert rec["init_extra"] == 0 and rec["extra"] == 1
     assert rec["real_train_views"] == len(C) and rec["views_trained_on"] > len(C) and rec["chunks_made"]["cards"] >= 1
     committed = json.loads((ROOT / "models" / "standard52_reader.json").read_text())
     assert rec["init_temperature"] == committed["temperature"]
@@ -81,6 +83,7 @@ def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_th
     sess = ort.InferenceSession(str(models / "standard52_reader.int8.onnx"), providers=["CPUExecutionProvider"])
     rank, suit, _feat = sess.run(None, {"crop": np.zeros((2, 3, CORNER_H, CORNER_W), np.float32)})
     assert rank.shape == (2, 14) and suit.shape == (2, 4)
+    assert reader_extra(models / "standard52_reader.int8.onnx") == 1 == reader_extra(models / "standard52_reader.pt")
     SuitedScanner("standard52", models, threads=1)  # the runtime takes the finished folder as it is
 
 
@@ -116,3 +119,67 @@ def test_the_suited_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothin
         assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
     assert a_file.read_text() == "x" and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
     assert sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.json", "junk.pt", "pack"]
+
+
+def test_a_deeper_reader_starts_from_a_shallower_state_dict_reading_as_it_did():
+    """``--extra``: the state dict of a reader with fewer convolutions fills the deeper one's places scale by scale;
+    the blocks it lacks start as the identity, so before training the deeper reader gives the same logits."""
+    import torch
+
+    from vision import corner as cr
+    from vision.suited_reader import net_kw
+
+    torch.manual_seed(3)
+    x = torch.randn(5, 3, cr.CORNER_H, cr.CORNER_W)
+    for have, want in ((0, 0), (0, 1), (0, 2), (1, 3)):
+        small = cr.make_net(**net_kw("standard52", have))
+        with torch.no_grad():  # trained-looking BatchNorms, so a misplaced block would show
+            for m in small.modules():
+                if isinstance(m, torch.nn.BatchNorm2d):
+                    m.running_mean.uniform_(-0.5, 0.5)
+                    m.running_var.uniform_(0.5, 2.0)
+                    m.weight.uniform_(0.5, 1.5)
+                    m.bias.uniform_(-0.2, 0.2)
+        small.eval()
+        big = cr.make_net(**net_kw("standard52", want))
+        cr.load_state_deeper(big, small.state_dict())
+        big.eval()
+        with torch.no_grad():
+            (r0, s0, f0), (r1, s1, f1) = small(x), big(x)
+        assert len(big.extra) == 2 * want
+        assert torch.allclose(r0, r1, atol=1e-3) and torch.allclose(s0, s1, atol=1e-3), (have, want)
+        assert torch.allclose(f0, f1, atol=1e-3, rtol=1e-3)
+    with pytest.raises(ValueError, match="does not fit"):  # never shallower: which blocks to drop is no choice
+        cr.load_state_deeper(cr.make_net(**net_kw("standard52", 1)), cr.make_net(**net_kw("standard52", 2)).state_dict())
+    with pytest.raises(ValueError, match="not a reader of this shape"):  # another deck's heads
+        cr.load_state_deeper(cr.make_net(**net_kw("standard52", 1)), cr.make_net(**net_kw("island54", 0)).state_dict())
+    with pytest.raises(ValueError, match="no corner reader"):
+        cr.load_state_deeper(cr.make_net(**net_kw("standard52", 1)), {"rank.weight": torch.zeros(3, 3)})
+
+
+def test_the_suited_gpu_recipe_refuses_an_init_or_depth_that_does_not_fit_in_one_line(tmp_path):
+    import torch
+
+    from vision import corner as cr
+    from vision.suited_reader import net_kw
+
+    pack, out, a_file, junk = gpu_recipe_folders(tmp_path, '{"deck": "island54", "data_seed": 7, "extra": 0}')
+    deep = tmp_path / "deep.pt"
+    torch.save(cr.make_net(**net_kw("island54", 1)).state_dict(), str(deep))
+    before = sorted(x.name for x in tmp_path.iterdir())
+    p = "python -m vision.suited_gpu train: argument "
+    tr = ["train", str(pack), str(out)]
+    cases = [
+        (tr + ["--deck", "island", "--extra", "9"], p + "--extra:"),
+        (tr + ["--deck", "island", "--extra", "-1"], p + "--extra:"),
+        (tr + ["--deck", "island", "--extra", "١"], p + "--extra:"),
+        (tr + ["--deck", "island", "--init", str(deep), "--extra", "0"], p + "--extra: 0: fewer convolutions"),
+        (tr + ["--deck", "standard52", "--init", str(deep)], p + "--init: " + str(deep) + ": not a standard52 reader"),
+        (tr + ["--deck", "island", "--init", str(junk)], p + "--init: "),
+    ]
+    run = recipe_cli("vision.suited_gpu")
+    for args, start in cases:
+        r = run(*args, t=120)
+        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
+        assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
+    assert sorted(x.name for x in tmp_path.iterdir()) == before and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]

@@ -343,11 +343,57 @@ def reader_extra(path: Path) -> int:
     else:
         import torch
 
-        n = sum(1 for k, v in torch.load(str(path)).items()
-                if k.startswith("f.") and k.endswith(".0.weight") and v.dim() == 4)
+        n = _state_convs(torch.load(str(path), map_location="cpu"))
     if n < BASE_CONVS or (n - BASE_CONVS) % 2:
         raise ValueError(f"{path}: {n} convolutions is no corner reader")
     return (n - BASE_CONVS) // 2
+
+
+def _state_convs(sd: dict) -> int:
+    """The number of convolutions in a reader's state dict (``f.<k>.0.weight``, 4-dimensional)."""
+    return sum(1 for k, v in sd.items() if k.startswith("f.") and k.endswith(".0.weight") and v.dim() == 4)
+
+
+def load_state_deeper(net, sd: dict) -> None:
+    """``net`` (``make_net``) from the state dict ``sd`` of a reader like it with as many or fewer extra
+    convolutions: each of sd's convolution blocks goes to the same place in its scale's run of blocks, the ones
+    ``net`` has beyond them start as the identity (a Dirac convolution and a fresh BatchNorm: in eval mode the deeper
+    reader reads as sd's does, to the BatchNorm's eps, and training takes it on from there), the heads are sd's.
+    ValueError when sd is no such reader or is the deeper of the two."""
+    import torch
+
+    def runs(f):  # the convolution blocks of each scale, in order (a MaxPool ends a scale)
+        out = [[]]
+        for m in f:
+            if isinstance(m, torch.nn.MaxPool2d):
+                out.append([])
+            else:
+                out[-1].append(m)
+        return out
+
+    n = _state_convs(sd)
+    extra = getattr(net, "extra", [])
+    if n < BASE_CONVS or (n - BASE_CONVS) % 2:
+        raise ValueError(f"{n} convolutions is no corner reader")
+    if (n - BASE_CONVS) // 2 > len(extra) // 2:
+        raise ValueError(f"a reader with {(n - BASE_CONVS) // 2} extra convolutions per small scale does not fit "
+                         f"one with {len(extra) // 2}")
+    shallow = make_net(net.f[0][0].in_channels, net.rank.out_features, net.letter.out_features,
+                       (n - BASE_CONVS) // 2)
+    try:
+        shallow.load_state_dict(sd)
+    except RuntimeError as e:  # a state dict of another shape (heads, input channels)
+        raise ValueError(f"not a reader of this shape ({str(e).splitlines()[0]})") from e
+    with torch.no_grad():
+        for deep_run, shallow_run in zip(runs(net.f), runs(shallow.f)):
+            for k, blk in enumerate(deep_run):
+                if k < len(shallow_run):
+                    blk.load_state_dict(shallow_run[k].state_dict())
+                else:
+                    torch.nn.init.dirac_(blk[0].weight)
+                    blk[1].reset_parameters()
+        net.rank.load_state_dict(shallow.rank.state_dict())
+        net.letter.load_state_dict(shallow.letter.state_dict())
 
 
 def _augment(xb, rng):

@@ -14,7 +14,9 @@ Debian fonts, and takes only 64 MiB along, so the work goes as ``vision.corner_g
    recipe's proportions 5 : 4 : 2 chunks; chunk k of each kind seeded ``data_seed * 10**6 + offset + k``), each
    normalized in the worker, and goes on from the committed reader (``--init``, its heads multiplied back by its
    temperature) on the GPU **while the views keep coming**: every ``--refresh-s`` seconds the views made since are
-   added to the set the batches are drawn from. The learning rate follows OneCycle's shape (``vision.corner.train``'s
+   added to the set the batches are drawn from (``--extra N``: a deeper reader, N more convolutions at each small
+   scale, started from the committed one with its new blocks as the identity: ``corner.load_state_deeper``). The
+   learning rate follows OneCycle's shape (``vision.corner.train``'s
    schedule: 30 % warm-up from lr/25, cosine down to lr/25e4) over ``--train-seconds`` of wall time rather than over
    a step count fixed in advance, so a run ends on time however busy the machine is (two decks can share one GPU).
    It writes ``<deck>_gpu.pt`` (the state dict, no temperature) and ``<deck>_gpu.json`` (the recipe: views, steps,
@@ -186,7 +188,7 @@ def train_growing(gen: Generator, deck: str, seconds: float, init: Path, extra: 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     net = cr.make_net(**net_kw(deck, extra))
-    net.load_state_dict(torch.load(str(init)))
+    cr.load_state_deeper(net, torch.load(str(init)))  # the init's own depth, or deeper (its new blocks start as identity)
     net.to(device).train()
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     pool = _Pool(capacity, device)
@@ -224,6 +226,36 @@ def train_growing(gen: Generator, deck: str, seconds: float, init: Path, extra: 
         step += 1
     net.to("cpu").eval()
     return net, step, pool.n, time.time() - t0
+
+
+def _state_extra(pt: Path) -> int:
+    """``make_net``'s ``extra`` of a state dict file; ValueError (one line) for a file that is none."""
+    import warnings
+
+    from vision.corner import reader_extra
+
+    try:
+        with warnings.catch_warnings():  # torch's warning about a bad file: the one error line says it
+            warnings.simplefilter("ignore")
+            return reader_extra(pt)
+    except ValueError:
+        raise
+    except Exception as e:  # what unpickling a file that is no state dict raises
+        raise ValueError(f"{pt}: not a reader's state dict ({type(e).__name__})") from e
+
+
+def _check_fits(pt: Path, deck: str, extra: int) -> None:
+    """ValueError (one line) unless the state dict ``pt`` starts a ``deck`` reader with ``extra`` (its own depth or
+    deeper), before any worker or the GPU starts."""
+    import torch
+
+    from vision import corner as cr
+    from vision.suited_reader import net_kw
+
+    try:
+        cr.load_state_deeper(cr.make_net(**net_kw(deck, extra)), torch.load(str(pt), map_location="cpu"))
+    except Exception as e:  # a reader of another deck: the heads' sizes differ
+        raise ValueError(f"{pt}: not a {deck} reader's state dict ({type(e).__name__})") from e
 
 
 class StateError(ValueError):
@@ -305,6 +337,9 @@ def main(argv=None) -> int:
     t.add_argument("--real-share", type=cli_float(0, 1), default=0.016, help="share of every batch drawn from the "
                    "packed real views (standard52)")
     t.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    t.add_argument("--extra", type=cli_int(0, 8), default=None, help="train a deeper reader: this many more "
+                   "convolutions at each small scale (corner.make_net), at least the init's; the ones the init lacks "
+                   "start as the identity (default: the init's own depth)")
     f = sub.add_parser("finish")
     f.add_argument("state", help="a <deck>_gpu.pt written by train, its recipe .json beside it")
     f.add_argument("--out", default=None, help="default models/")
@@ -352,6 +387,14 @@ def main(argv=None) -> int:
         t.error(f"argument --init: no such state dict (.pt): {init}")
     try:
         T = init_temperature(init, None)
+        init_extra = _state_extra(init)
+    except ValueError as e:
+        t.error(f"argument --init: {e}")
+    extra = init_extra if a.extra is None else a.extra
+    if extra < init_extra:
+        t.error(f"argument --extra: {extra}: fewer convolutions than the init's ({init_extra} extra per small scale)")
+    try:
+        _check_fits(init, deck, extra)
     except ValueError as e:
         t.error(f"argument --init: {e}")
     from vision.corner_gpu import start_run
@@ -374,7 +417,6 @@ def main(argv=None) -> int:
     log(f"torch {torch.__version__}, {dev_name}")
     try:
         start = go_on_from(init, T, out / f"{deck}_go_on.pt")
-        extra = cr.reader_extra(init)
         time.sleep(max(0.0, a.gen_seconds - (time.time() - gen.t0)))
         net, steps, views, secs = train_growing(gen, deck, a.train_seconds, start, extra, a.batch, a.lr, a.device,
                                                 real, a.capacity, a.refresh_s, a.real_share, log)
@@ -382,7 +424,8 @@ def main(argv=None) -> int:
     finally:
         gen.stop()
     torch.save(net.state_dict(), str(out / f"{deck}_gpu.pt"))
-    rec = {"deck": deck, "data_seed": a.data_seed, "init": init.name, "init_temperature": T, "extra": extra,
+    rec = {"deck": deck, "data_seed": a.data_seed, "init": init.name, "init_temperature": T, "init_extra": init_extra,
+           "extra": extra,
            "chunks_made": counts, "views_trained_on": views, "real_train_views": 0 if real is None else len(real[0]),
            "real_share": a.real_share if real is not None else 0,
            "steps": steps, "batch": a.batch, "lr": a.lr, "schedule": "OneCycle over the wall time",
