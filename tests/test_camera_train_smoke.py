@@ -269,8 +269,9 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
     here (temperature, ONNX, int8) into a models folder that onnxruntime reads."""
     import onnxruntime as ort
 
-    from vision.corner import CORNER_H, CORNER_W
     from hostile import recipe_cli
+
+    from vision.corner import CORNER_H, CORNER_W
     from vision.fonts import LOWER, NEEDED, draws_lower
 
     pack, out, models = tmp_path / "pack", tmp_path / "out", tmp_path / "models"

@@ -336,22 +336,40 @@ def reader_extra(path: Path) -> int:
     """``make_net``'s ``extra`` of a saved reader, an exported ``.onnx`` or a state dict (``.pt``), from its
     number of convolutions."""
     path = Path(path)
-    if path.suffix == ".onnx":
-        import onnx
+    try:
+        if path.suffix == ".onnx":
+            import onnx
 
-        n = sum(node.op_type == "Conv" for node in onnx.load(str(path)).graph.node)
-    else:
+            return _extra_of(sum(node.op_type == "Conv" for node in onnx.load(str(path)).graph.node))
         import torch
 
-        n = _state_convs(torch.load(str(path), map_location="cpu"))
+        return state_extra(torch.load(str(path), map_location="cpu"))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+def state_extra(sd) -> int:
+    """``make_net``'s ``extra`` of a reader's state dict, from its convolutions (``f.<k>.0.weight``, 4-dimensional);
+    ValueError for anything that is no such state dict."""
+    if not isinstance(sd, dict) or not all(hasattr(v, "dim") for v in sd.values()):
+        raise ValueError("not a state dict of tensors")
+    return _extra_of(sum(1 for k, v in sd.items() if k.startswith("f.") and k.endswith(".0.weight") and v.dim() == 4))
+
+
+def _extra_of(n: int) -> int:
     if n < BASE_CONVS or (n - BASE_CONVS) % 2:
-        raise ValueError(f"{path}: {n} convolutions is no corner reader")
+        raise ValueError(f"{n} convolutions is no corner reader")
     return (n - BASE_CONVS) // 2
 
 
-def _state_convs(sd: dict) -> int:
-    """The number of convolutions in a reader's state dict (``f.<k>.0.weight``, 4-dimensional)."""
-    return sum(1 for k, v in sd.items() if k.startswith("f.") and k.endswith(".0.weight") and v.dim() == 4)
+def _start_as_identity(blk) -> None:
+    """A ``make_net`` block (convolution, BatchNorm, ReLU) that passes its input on: a Dirac convolution and a fresh
+    BatchNorm (in eval mode the identity to its eps; the ReLU keeps the non-negative input it gets as it is)."""
+    import torch
+
+    with torch.no_grad():
+        torch.nn.init.dirac_(blk[0].weight)
+        blk[1].reset_parameters()  # weight 1, bias 0 and the running statistics reset
 
 
 def load_state_deeper(net, sd: dict) -> None:
@@ -371,15 +389,10 @@ def load_state_deeper(net, sd: dict) -> None:
                 out[-1].append(m)
         return out
 
-    n = _state_convs(sd)
-    extra = getattr(net, "extra", [])
-    if n < BASE_CONVS or (n - BASE_CONVS) % 2:
-        raise ValueError(f"{n} convolutions is no corner reader")
-    if (n - BASE_CONVS) // 2 > len(extra) // 2:
-        raise ValueError(f"a reader with {(n - BASE_CONVS) // 2} extra convolutions per small scale does not fit "
-                         f"one with {len(extra) // 2}")
-    shallow = make_net(net.f[0][0].in_channels, net.rank.out_features, net.letter.out_features,
-                       (n - BASE_CONVS) // 2)
+    have, want = state_extra(sd), len(net.extra) // 2
+    if have > want:
+        raise ValueError(f"a reader with {have} extra convolutions per small scale does not fit one with {want}")
+    shallow = make_net(net.f[0][0].in_channels, net.rank.out_features, net.letter.out_features, have)
     try:
         shallow.load_state_dict(sd)
     except RuntimeError as e:  # a state dict of another shape (heads, input channels)
@@ -390,8 +403,7 @@ def load_state_deeper(net, sd: dict) -> None:
                 if k < len(shallow_run):
                     blk.load_state_dict(shallow_run[k].state_dict())
                 else:
-                    torch.nn.init.dirac_(blk[0].weight)
-                    blk[1].reset_parameters()
+                    _start_as_identity(blk)
         net.rank.load_state_dict(shallow.rank.state_dict())
         net.letter.load_state_dict(shallow.letter.state_dict())
 
@@ -509,11 +521,8 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
         base = [(blk[0], blk[1]) for k, blk in enumerate(net.f) if isinstance(blk, torch.nn.Sequential) and k not in net.extra]
         if len(base) != len(convs):
             raise ValueError(f"{onnx_path}: {len(convs)} convolutions, the reader has {len(pairs)}")
-        with torch.no_grad():
-            for k in net.extra:
-                torch.nn.init.dirac_(net.f[k][0].weight)
-                net.f[k][1].reset_parameters()
-                net.f[k][1].reset_running_stats()
+        for k in net.extra:
+            _start_as_identity(net.f[k])
         pairs = base
     name = onnx_path.name[: -len(".int8.onnx")] if onnx_path.name.endswith(".int8.onnx") else onnx_path.stem
     rep = onnx_path.with_name(f"{name}.json")

@@ -228,34 +228,24 @@ def train_growing(gen: Generator, deck: str, seconds: float, init: Path, extra: 
     return net, step, pool.n, time.time() - t0
 
 
-def _state_extra(pt: Path) -> int:
-    """``make_net``'s ``extra`` of a state dict file; ValueError (one line) for a file that is none."""
+def _load_init(pt: Path) -> tuple[dict, int]:
+    """The state dict in ``pt`` and ``make_net``'s ``extra`` of it; ValueError (one line) for a file that is none."""
     import warnings
 
-    from vision.corner import reader_extra
+    import torch
+
+    from vision.corner import state_extra
 
     try:
         with warnings.catch_warnings():  # torch's warning about a bad file: the one error line says it
             warnings.simplefilter("ignore")
-            return reader_extra(pt)
-    except ValueError:
-        raise
+            sd = torch.load(str(pt), map_location="cpu")
     except Exception as e:  # what unpickling a file that is no state dict raises
         raise ValueError(f"{pt}: not a reader's state dict ({type(e).__name__})") from e
-
-
-def _check_fits(pt: Path, deck: str, extra: int) -> None:
-    """ValueError (one line) unless the state dict ``pt`` starts a ``deck`` reader with ``extra`` (its own depth or
-    deeper), before any worker or the GPU starts."""
-    import torch
-
-    from vision import corner as cr
-    from vision.suited_reader import net_kw
-
     try:
-        cr.load_state_deeper(cr.make_net(**net_kw(deck, extra)), torch.load(str(pt), map_location="cpu"))
-    except Exception as e:  # a reader of another deck: the heads' sizes differ
-        raise ValueError(f"{pt}: not a {deck} reader's state dict ({type(e).__name__})") from e
+        return sd, state_extra(sd)
+    except ValueError as e:
+        raise ValueError(f"{pt}: {e}") from None
 
 
 class StateError(ValueError):
@@ -373,7 +363,7 @@ def main(argv=None) -> int:
     from companion.decks import get_deck
     from companion.errors import CardError
 
-    from vision.suited_reader import DECKS, go_on_from, init_temperature
+    from vision.suited_reader import DECKS, go_on_from, init_temperature, net_kw
 
     try:
         deck = get_deck(a.deck).id
@@ -387,20 +377,21 @@ def main(argv=None) -> int:
         t.error(f"argument --init: no such state dict (.pt): {init}")
     try:
         T = init_temperature(init, None)
-        init_extra = _state_extra(init)
+        init_sd, init_extra = _load_init(init)
     except ValueError as e:
         t.error(f"argument --init: {e}")
     extra = init_extra if a.extra is None else a.extra
     if extra < init_extra:
         t.error(f"argument --extra: {extra}: fewer convolutions than the init's ({init_extra} extra per small scale)")
-    try:
-        _check_fits(init, deck, extra)
-    except ValueError as e:
-        t.error(f"argument --init: {e}")
+    from vision import corner as cr
+
+    try:  # before any worker or the GPU starts
+        cr.load_state_deeper(cr.make_net(**net_kw(deck, extra)), init_sd)
+    except ValueError as e:  # a reader of another deck: the heads' sizes differ
+        t.error(f"argument --init: {init}: not a {deck} reader's state dict ({e})")
     from vision.corner_gpu import start_run
 
     torch = start_run(t, "vision.suited_gpu", pack_dir, out, a.device)
-    from vision import corner as cr
 
     out.mkdir(parents=True, exist_ok=True)
 
