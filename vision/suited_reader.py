@@ -59,6 +59,7 @@ DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95, "card_rank": 1.01, "index_ran
 # report has none)
 SECOND_LOOK_WEIGHT = 0.5  # an index box's reading beside the card's corner regions (the same pixels, looked at again)
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
+FACE_WEIGHT = 1.0  # the face look: the face reader's reading of a card's middle (other pixels, another network)
 SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are less sure than this  # until chosen on the calibration split (the report's)
 TURNED_LOOK = (-45, -30, -15, 15, 30, 45)  # the turned look: an unsure lone index's box again, turned this many
 # degrees about its centre (80 calibration scenes, standard52 / island54 exact: none 250 / 273; +-15, 30: 273 / 293;
@@ -454,6 +455,13 @@ class SuitedScanner:
         self.index_min = float(self.reader.thresholds["index"])
         self.card_rank_min = float(self.reader.thresholds["card_rank"])
         self.index_rank_min = float(self.reader.thresholds["index_rank"])
+        # the face reader (vision/suited_face.py), where the deck has one: an untaught deck's cards only (an enrolled
+        # deck's bars were set without it)
+        from vision.suited_face import face_path
+
+        fp = face_path(self.codes.deck_id, models)
+        self.face = SuitedReader(deck, models, threads, path=fp) if fp.exists() and profile is None else None
+        self.face_look = self.face is not None and bool(self.reader.thresholds.get("face_look", False))
 
     def _read(self, kind: str, quad, p) -> SuitedRead:
         """A read from its posterior over the deck's codes: the card where it is sure enough, else the rank where that
@@ -486,6 +494,26 @@ class SuitedScanner:
         probs, p_none = self.reader.read(bgr, views)
         for n, p, pn in zip(owner, probs, p_none):
             logps[n] = logps[n] + CARD_TEMP * SECOND_LOOK_WEIGHT * (1 - pn) * np.log(np.maximum(p, 1e-12))
+
+    def _face_look(self, bgr, logps, quads, corners) -> None:
+        """Cards not read with confidence from their corners: their middle (``vision.suited_face.face_region``) is
+        read by the face reader, and its reading multiplies in, weighed FACE_WEIGHT times its P(the middle tells)
+        (a plain middle, or one big symbol on a number card, tells nothing and changes nothing). A card with no
+        legible index at any corner is left unreadable."""
+        from vision.suited_face import face_region
+
+        views, owner = [], []
+        for n, (lp, q, c) in enumerate(zip(logps, quads, corners)):
+            p = np.exp(lp - lp.max())
+            if c is None or p.max() / p.sum() >= SECOND_LOOK_BELOW:
+                continue
+            views.append(face_region(q))
+            owner.append(n)
+        if not views:
+            return
+        probs, p_none = self.face.read(bgr, views)
+        for n, p, pn in zip(owner, probs, p_none):
+            logps[n] = logps[n] + CARD_TEMP * FACE_WEIGHT * (1 - pn) * np.log(np.maximum(p, 1e-12))
 
     def _grown_look(self, bgr, logps, corners) -> None:
         """Cards not read with confidence from their corner regions: each corner region is read again grown GROWN
@@ -589,6 +617,8 @@ class SuitedScanner:
             self._grown_look(bgr, posts, corners)
         if self.second_look:
             self._second_look(bgr, posts, quads, [mine[n] for n in kept_n], idx_quads)
+        if self.face_look:
+            self._face_look(bgr, posts, quads, corners)
         posts = [np.exp(lp - lp.max()) / np.exp(lp - lp.max()).sum() for lp in posts]
         out = [self._read("card", q, p) for q, p in zip(quads, unique_cards(posts, self.card_min))]
         base = len(views) - 4 * len(lone)
@@ -873,11 +903,13 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     rep["calibration_scene_count"] = {"layouts": calib_scenes, "hands": calib_hands}
     scanner = SuitedScanner(deck, out, threads=threads)
 
-    def trial(second: bool, grown: bool, turned: bool = False):
+    def trial(second: bool, grown: bool, turned: bool = False, face: bool = False):
         """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
         scanner.second_look, scanner.grown_look, scanner.turned_look = second, grown, turned
+        scanner.face_look = face
         cal = scene_conf_right(scanner, scenes)
-        th = {**choose_thresholds(cal), "second_look": second, "grown_look": grown, "turned_look": turned}
+        th = {**choose_thresholds(cal), "second_look": second, "grown_look": grown, "turned_look": turned,
+              "face_look": face}
         scanner.card_min, scanner.index_min = th["card"], th["index"]
         scanner.card_rank_min, scanner.index_rank_min = th["card_rank"], th["index_rank"]
         return th, cal, score_rows([r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))])
@@ -895,10 +927,16 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     rep["calibration_scenes_with_turned_look"] = turned[2]
     if turned[2]["exact"] > st["exact"]:
         th, cal, st = turned
+    if scanner.face is not None:  # unsure whole cards' middles read by the face reader (vision/suited_face.py)
+        face = trial(look, th["grown_look"], th["turned_look"], True)
+        rep["calibration_scenes_with_face_look"] = face[2]
+        if face[2]["exact"] > st["exact"]:
+            th, cal, st = face
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
                              "index, and the rank alone of each: its probability summed over the suits); the "
-                             "second look, then the grown look, then the turned look, each kept only if it reads "
+                             "second look, then the grown look, then the turned look, then the face look (where the deck has a face "
+                             "reader), each kept only if it reads "
                              "more cards exactly on the calibration scenes")
     rep["calibration_scenes_without_second_look"] = tried[False][2]
     rep["calibration_scenes_with_second_look"] = tried[True][2]

@@ -1,0 +1,128 @@
+"""``vision.suited_face``: the suited decks' face reader (a whole card's middle) and the scan's face look."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hostile import assert_refused_cleanly, recipe_cli
+
+from vision.suited_face import FACE_BOX, face_region, gen_face_views, middle_tells
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_face_region_is_the_cards_middle_clear_of_its_index_columns_wherever_the_card_lies():
+    W, H = 63.0, 88.0
+    card = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float32)
+    x0, y0, x1, y1 = FACE_BOX
+    assert np.allclose(face_region(card), [[x0 * W, y0 * H], [x1 * W, y0 * H], [x1 * W, y1 * H], [x0 * W, y1 * H]],
+                       atol=1e-3)
+    a = np.deg2rad(37.0)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+    moved = card @ rot.T + np.float32([400, 150])
+    assert np.allclose(face_region(moved), face_region(card) @ rot.T + np.float32([400, 150]), atol=1e-2)
+    # read the other way up, the middle is the same place with its corners turned half round
+    assert np.allclose(face_region(np.roll(card, -2, axis=0)), np.roll(face_region(card), -2, axis=0), atol=1e-3)
+    # clear of a corner index: the index column is the outer 0.15 of the card's width
+    assert x0 > 0.15 and x1 < 0.85
+
+
+def test_a_middle_tells_its_card_only_where_it_shows_its_rank():
+    class S:
+        def __init__(self, centre):
+            self.centre = centre
+
+    assert middle_tells(S("pips"), 5, False) and middle_tells(S("pips"), 1, False)
+    assert middle_tells(S("big"), 1, False) and middle_tells(S("big"), 0, True)  # an ace's symbol, a court's rank
+    assert not middle_tells(S("big"), 5, False)  # one big symbol on a five: the suit shows, the rank does not
+    assert not middle_tells(S("plain"), 5, False) and not middle_tells(S("plain"), 0, True)
+
+
+def test_face_views_label_a_middle_that_does_not_tell_as_nothing_and_both_ways_up_alike():
+    from vision.suited_reader import deck_codes
+
+    C, R, L = gen_face_views("island54", 40, seed=5)
+    nr = len(deck_codes("island54").ranks)
+    assert C.shape[1:] == (56, 42, 3) and C.dtype == np.uint8 and len(C) == len(R) == len(L)
+    assert ((R == nr) == (L == -100)).all()  # "does not tell" has no suit; every telling view has one
+    assert 0 < (R < nr).sum() < len(R)
+    # the views of a card come upright then half turned, with the same label; a quarter turn tells nothing
+    i, pairs = 0, 0
+    while i + 1 < len(R):
+        if R[i] < nr:
+            assert R[i + 1] == R[i] and L[i + 1] == L[i]
+            pairs += 1
+            i += 2
+        else:
+            i += 1
+    assert pairs >= 10
+    again = gen_face_views("island54", 40, seed=5)
+    assert all((a == b).all() for a, b in zip((C, R, L), again))  # a pure function of the seed
+
+
+@pytest.mark.slow
+def test_the_face_reader_trains_and_the_scan_reads_an_unsure_cards_middle_with_it(tmp_path):
+    """The recipe's smoke run writes a face reader the scanner loads; the face look multiplies its reading into an
+    unsure card's posterior, weighed by P(the middle tells), and leaves sure cards and cards with no legible index
+    alone; the bars' rule tries it and says whether it is kept."""
+    from vision.suited_face import face_path
+    from vision.suited_reader import CARD_TEMP, FACE_WEIGHT, SuitedScanner, calibration_scenes, set_thresholds
+
+    models = tmp_path / "models"
+    shutil.copytree(ROOT / "models", models)
+    r = recipe_cli("vision.suited_face")("--deck", "standard", "--smoke", "--out", str(models))
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((models / "standard52_face.json").read_text())
+    assert rep["deck"] == "standard52" and rep["init"] == "standard52_reader.pt" and 0.1 < rep["temperature"] < 10
+    assert sorted(x.name for x in models.iterdir() if "face" in x.name) == ["standard52_face.int8.onnx",
+                                                                            "standard52_face.json"]
+    sc = SuitedScanner("standard52", models, threads=1)
+    assert sc.face is not None and not sc.face_look  # not used until the bars' rule keeps it
+    assert SuitedScanner("island54", models, threads=1).face is None  # no face reader for that deck here
+
+    quad = np.array([[500, 200], [600, 210], [590, 350], [490, 340]], np.float32)
+    frame = (np.random.default_rng(1).random((720, 1280, 3)) * 255).astype(np.uint8)
+    sure = np.full(52, -30.0)
+    sure[7] = 0.0
+    unsure = np.log(np.full(52, 1 / 52))
+    logps = [sure.copy(), unsure.copy(), unsure.copy()]
+    sc._face_look(frame, logps, [quad, quad, quad], [("views", None, None), ("views", None, None), None])
+    p, pn = sc.face.read(frame, [face_region(quad)])
+    assert (logps[0] == sure).all() and (logps[2] == unsure).all()  # a sure card; a card with no legible index
+    want = unsure + CARD_TEMP * FACE_WEIGHT * (1 - pn[0]) * np.log(np.maximum(p[0], 1e-12))
+    assert np.allclose(logps[1], want)
+
+    rep = json.loads((models / "standard52_reader.json").read_text())
+    th = set_thresholds("standard52", models, rep, threads=1, calib_scenes=2, calib_hands=1)["thresholds"]
+    assert "face_look" in th and "calibration_scenes_with_face_look" in rep
+    assert SuitedScanner("standard52", models, threads=1).face_look == th["face_look"]
+    assert face_path("standard52", models).is_file() and len(calibration_scenes("standard52", 2, 1)) == 3
+
+
+def test_the_face_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"\x80\x04not a pickle")
+    p = "python -m vision.suited_face: "
+    cases = [
+        (["--deck", "pirates72"], p + "--deck: pirates72 has no suited reader"),
+        (["--deck", "tarot"], p + "--deck:"),
+        (["--deck", "island", "--steps", "0"], p + "argument --steps:"),
+        (["--deck", "island", "--lr", "nan"], p + "argument --lr:"),
+        (["--deck", "island", "--data-seed", "٣١"], p + "argument --data-seed:"),
+        (["--deck", "island", "--init", str(tmp_path / "x.pt")], p + "--init: "),
+        (["--deck", "island", "--init", str(junk)], p + "--init: "),
+        (["--deck", "island", "--init", str(ROOT / "models" / "standard52_reader.pt")],
+         p + "--init: " + str(ROOT / "models" / "standard52_reader.pt") + ": not a reader of island54"),
+        (["--deck", "island", "--smoke", "--out", str(a_file)], p + "--out: "),
+    ]
+    run = recipe_cli("vision.suited_face")
+    for args, start in cases:
+        r = run(*(args if "--out" in args else args + ["--out", str(out)]), t=120)
+        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
+        assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
+    assert a_file.read_text() == "x" and sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.pt"]
