@@ -226,7 +226,7 @@ def test_scan_refuses_a_missing_model_and_a_float_backend(tmp_path):
 
 
 def test_training_command_refuses_a_deck_that_is_not_suited_and_bad_options(tmp_path):
-    _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "pirates72", timeout=120), "--deck pirates72")
+    _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "pirates72", timeout=120), "--deck: pirates72")
     _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "nope", timeout=120), "--deck")
     _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "standard52", "--thresholds-only", "--out",
                            str(tmp_path / "none"), timeout=120), "--out")

@@ -109,7 +109,7 @@ def test_the_face_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_
     junk.write_bytes(b"\x80\x04not a pickle")
     p = "python -m vision.suited_face: "
     cases = [
-        (["--deck", "pirates72"], p + "--deck: pirates72 has no suited reader"),
+        (["--deck", "pirates72"], p + "--deck: pirates72: not a suited deck"),
         (["--deck", "tarot"], p + "--deck:"),
         (["--deck", "island", "--steps", "0"], p + "argument --steps:"),
         (["--deck", "island", "--lr", "nan"], p + "argument --lr:"),

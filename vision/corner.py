@@ -277,13 +277,25 @@ def gen_corner_crops(n_cards: int, seed: int, split: str = "train", workers: int
     """Corner crops of ``n_cards`` synthetic cards in faces of font split ``split``: (X uint8 [N,H,W], R, L).
     ``middle``: each card's middle both ways up too (see the module's text)."""
     chunks = [(seed * 1000 + k, min(500, n_cards - k * 500), split, middle) for k in range((n_cards + 499) // 500)]
-    if workers > 1 and len(chunks) > 1:
+    return run_chunks([(_crops_chunk, c) for c in chunks], workers)
+
+
+def _run_chunk(job):
+    f, args = job
+    return f(args)
+
+
+def run_chunks(jobs, workers: int = 1):
+    """Labelled views made chunk by chunk: ``jobs`` is a list of (function, its argument), each giving (views, rank
+    labels, letter or suit labels); run in a pool of ``workers`` spawned processes where there is more than one
+    worker and chunk, and joined in the jobs' order."""
+    if workers > 1 and len(jobs) > 1:
         import multiprocessing as mp
 
         with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_crops_chunk, chunks)
+            parts = pool.map(_run_chunk, jobs)
     else:
-        parts = [_crops_chunk(c) for c in chunks]
+        parts = [_run_chunk(j) for j in jobs]
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
 

@@ -33,7 +33,6 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -64,9 +63,8 @@ def middle_tells(style, pips: int, court: bool) -> bool:
 def _face_chunk(args):
     seed, n, split, deck = args
     from vision.decks.faces import faces_for
-    from vision.decks.suited import render_suited
     from vision.fonts import split_fonts
-    from vision.suited_reader import _ink, deck_codes
+    from vision.suited_reader import deck_codes, drawn_card
 
     codes = deck_codes(deck)
     faces = faces_for(deck)
@@ -81,15 +79,7 @@ def _face_chunk(args):
         L.append(s)
 
     for _ in range(n):
-        k = int(rng.integers(codes.n))
-        r, s = divmod(k, len(codes.suits))
-        style = faces.random_style(np.random.default_rng(int(rng.integers(1 << 62))),
-                                   None if rng.random() < 0.15 else fonts)
-        if rng.random() < PIPS_SHARE:
-            style = replace(style, centre="pips")
-        rank_text, pips, court, symbol, ink = faces.face(codes.cards[k], style)
-        ink, grey = _ink(rng, faces, style, ink)
-        face, _iq = render_suited(rank_text, pips, court, symbol, ink, style, 4.0)
+        r, s, style, pips, court, face, _iq, grey = drawn_card(rng, codes, faces, fonts, PIPS_SHARE)
         img, quad, _M = cr.camera_view(rng, face)
         if grey:
             img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
@@ -105,16 +95,8 @@ def _face_chunk(args):
 def gen_face_views(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1):
     """Views of the middles of ``n_cards`` synthetic cards of ``deck`` in faces of font split ``split``: (uint8
     [N, 56, 42, 3], rank (len(ranks): the middle does not tell), suit (-100: none))."""
-    chunks = [(seed * 1000 + k, min(400, n_cards - k * 400), split, deck) for k in range((n_cards + 399) // 400)]
-    if workers > 1 and len(chunks) > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_face_chunk, chunks)
-    else:
-        parts = [_face_chunk(c) for c in chunks]
-    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]))
+    return cr.run_chunks([(_face_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck))
+                          for k in range((n_cards + 399) // 400)], workers)
 
 
 def face_path(deck_id: str, models: Path | None = None) -> Path:
@@ -124,11 +106,9 @@ def face_path(deck_id: str, models: Path | None = None) -> Path:
 def main(argv=None) -> int:
     import argparse
 
-    from companion.decks import get_deck
-    from companion.errors import CardError
     from companion.inputs import OneLineParser, cli_float, cli_int
     from vision.suited_gpu import _load_init
-    from vision.suited_reader import DECKS, go_on_from, init_temperature, net_kw
+    from vision.suited_reader import go_on_from, init_temperature, net_kw, suited_deck
 
     ap = OneLineParser(prog="python -m vision.suited_face", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -146,11 +126,9 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     try:
-        deck = get_deck(a.deck).id
-    except CardError as e:
+        deck = suited_deck(a.deck)
+    except ValueError as e:
         ap.error(f"--deck: {e}")
-    if deck not in DECKS:
-        ap.error(f"--deck: {deck} has no suited reader (one of {', '.join(DECKS)})")
     init = Path(a.init) if a.init else MODELS / f"{deck}_reader.pt"
     if not init.is_file():
         ap.error(f"--init: {init}: no such file")

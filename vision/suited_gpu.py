@@ -360,17 +360,12 @@ def main(argv=None) -> int:
         print(json.dumps({k: rep[k] for k in ("temperature", "calibration_views_int8", "thresholds",
                                               "calibration_scenes") if k in rep}))
         return 0
-    from companion.decks import get_deck
-    from companion.errors import CardError
-
-    from vision.suited_reader import DECKS, go_on_from, init_temperature, net_kw
+    from vision.suited_reader import go_on_from, init_temperature, net_kw, suited_deck
 
     try:
-        deck = get_deck(a.deck).id
-    except CardError as e:
+        deck = suited_deck(a.deck)
+    except ValueError as e:
         t.error(f"argument --deck: {e}")
-    if deck not in DECKS:
-        t.error(f"argument --deck: {a.deck}: not a suited deck ({', '.join(DECKS)})")
     pack_dir, out = Path(a.pack), Path(a.out)
     init = Path(a.init) if a.init else ROOT / "models" / f"{deck}_reader.pt"
     if init.suffix != ".pt" or not init.is_file():

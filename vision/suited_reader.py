@@ -94,6 +94,20 @@ _STD_RANK = {**{r: str(r) for r in range(2, 11)}, 11: "J", 12: "Q", 13: "K", 14:
 
 
 @lru_cache(maxsize=None)
+def suited_deck(name: str) -> str:
+    """The id of the suited deck called ``name`` (its id or an alias); ValueError (one line) for any other."""
+    from companion.decks import get_deck
+    from companion.errors import CardError
+
+    try:
+        deck = get_deck(name).id
+    except CardError as e:
+        raise ValueError(str(e)) from None
+    if deck not in DECKS:
+        raise ValueError(f"{name}: not a suited deck ({', '.join(DECKS)})")
+    return deck
+
+
 def deck_codes(deck: str) -> DeckCodes:
     from companion.decks import get_deck
 
@@ -193,10 +207,28 @@ class _Views:
         return np.stack(self.C), np.array(self.R, np.int64), np.array(self.L, np.int64)
 
 
+def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0):
+    """A random training card of a suited deck, drawn from ``rng``: its rank and suit indices, style (``fonts``'
+    faces, 15 % Hershey; its middle made pips in ``pips_share`` of the cards), pips and court (the renderer's), face
+    (BGR, 4 px/mm) and index quads, and whether its view is to be turned grey (``_ink``)."""
+    from dataclasses import replace
+
+    from vision.decks.suited import render_suited
+
+    k = int(rng.integers(codes.n))
+    r, s = divmod(k, len(codes.suits))
+    style = faces.random_style(np.random.default_rng(int(rng.integers(1 << 62))), None if rng.random() < 0.15 else fonts)
+    if pips_share and rng.random() < pips_share:
+        style = replace(style, centre="pips")
+    rank_text, pips, court, symbol, ink = faces.face(codes.cards[k], style)
+    ink, grey = _ink(rng, faces, style, ink)
+    face, iquads = render_suited(rank_text, pips, court, symbol, ink, style, 4.0)
+    return r, s, style, pips, court, face, iquads, grey
+
+
 def _suited_chunk(args):
     seed, n, split, deck = args
     from vision.decks.faces import faces_for
-    from vision.decks.suited import render_suited
     from vision.fonts import split_fonts
 
     codes = deck_codes(deck)
@@ -208,14 +240,7 @@ def _suited_chunk(args):
     add = views.add
 
     for _ in range(n):
-        k = int(rng.integers(codes.n))
-        card = codes.cards[k]
-        r, s = divmod(k, len(codes.suits))
-        style = faces.random_style(np.random.default_rng(int(rng.integers(1 << 62))),
-                                   None if rng.random() < 0.15 else fonts)
-        rank_text, pips, court, symbol, ink = faces.face(card, style)
-        ink, grey = _ink(rng, faces, style, ink)
-        face, iquads = render_suited(rank_text, pips, court, symbol, ink, style, 4.0)
+        r, s, _style, _pips, _court, face, iquads, grey = drawn_card(rng, codes, faces, fonts)
         fan = rng.random() < 0.33
         if fan:
             face = face.copy()
@@ -316,19 +341,7 @@ def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", w
                for k in range((n_scenes + 49) // 50)]
     chunks += [(_scene_chunk, (seed * 1000 + 800 + k, min(50, n_hands - k * 50), split, deck, (HAND,)))
                for k in range((n_hands + 49) // 50)]
-    if workers > 1 and len(chunks) > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.starmap(_call, chunks)
-    else:
-        parts = [f(c) for f, c in chunks]
-    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]))
-
-
-def _call(f, args):
-    return f(args)
+    return cr.run_chunks(chunks, workers)
 
 
 # ------------------------------------------------------------------ runtime
@@ -953,9 +966,6 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
 def main(argv=None) -> int:
     import argparse
 
-    from companion.decks import get_deck
-    from companion.errors import CardError
-
     from companion.inputs import OneLineParser, cli_float, cli_int
 
     ap = OneLineParser(prog="python -m vision.suited_reader", description=__doc__,
@@ -1004,12 +1014,9 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
     try:
-        deck = get_deck(a.deck).id
-    except CardError as e:
+        deck = suited_deck(a.deck)
+    except ValueError as e:
         print(f"pirate-table: error: --deck: {e}", file=sys.stderr)
-        return 2
-    if deck not in DECKS:
-        print(f"pirate-table: error: --deck {a.deck}: not a suited deck ({', '.join(DECKS)})", file=sys.stderr)
         return 2
     if a.real and (deck != "standard52" or not (Path(a.real) / "edje-pinochle").is_dir()):
         print(f"pirate-table: error: --real {a.real}: needs --deck standard52 and a folder with edje-pinochle/",
