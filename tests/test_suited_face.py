@@ -72,6 +72,8 @@ def test_the_face_reader_trains_and_the_scan_reads_an_unsure_cards_middle_with_i
 
     models = tmp_path / "models"
     shutil.copytree(ROOT / "models", models)
+    for f in models.glob("*_face.*"):  # the committed face readers: this test makes its own
+        f.unlink()
     r = recipe_cli("vision.suited_face")("--deck", "standard", "--smoke", "--out", str(models))
     assert r.returncode == 0, r.stderr
     rep = json.loads((models / "standard52_face.json").read_text())
@@ -79,8 +81,9 @@ def test_the_face_reader_trains_and_the_scan_reads_an_unsure_cards_middle_with_i
     assert sorted(x.name for x in models.iterdir() if "face" in x.name) == ["standard52_face.int8.onnx",
                                                                             "standard52_face.json"]
     sc = SuitedScanner("standard52", models, threads=1)
-    assert sc.face is not None and not sc.face_look  # not used until the bars' rule keeps it
-    assert SuitedScanner("island54", models, threads=1).face is None  # no face reader for that deck here
+    assert sc.face is not None and sc.face_look  # the committed report keeps the face look for standard52 ...
+    island = SuitedScanner("island54", models, threads=1)
+    assert island.face is None and not island.face_look  # ... and so for island54, but it has no face reader here
 
     quad = np.array([[500, 200], [600, 210], [590, 350], [490, 340]], np.float32)
     frame = (np.random.default_rng(1).random((720, 1280, 3)) * 255).astype(np.uint8)
@@ -126,3 +129,20 @@ def test_the_face_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_
         assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
         assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
     assert a_file.read_text() == "x" and sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.pt"]
+
+
+def test_the_committed_face_readers_are_the_ones_the_bars_rule_kept():
+    from vision.suited_reader import DECKS, SuitedScanner
+
+    for deck in DECKS:
+        rep = json.loads((ROOT / "models" / f"{deck}_reader.json").read_text())
+        face = json.loads((ROOT / "models" / f"{deck}_face.json").read_text())
+        assert face["deck"] == deck and face["init"] == f"{deck}_reader.pt"
+        sc = SuitedScanner(deck, threads=1)
+        assert sc.face is not None and sc.face_look == rep["thresholds"]["face_look"]
+        assert rep["thresholds"]["face_look"]  # kept for both decks in session 46 ...
+        # ... because it read more calibration cards exactly than every choice without it
+        others = [v["exact"] for k, v in rep.items() if k.startswith("calibration_scenes_with") and "face" not in k]
+        assert rep["calibration_scenes"] == rep["calibration_scenes_with_face_look"]
+        assert len(others) == 4 and rep["calibration_scenes"]["exact"] > max(others)  # with/without the 2nd look,
+        # the grown look, the turned look
