@@ -79,7 +79,14 @@ def test_the_face_reader_trains_and_the_scan_reads_an_unsure_cards_middle_with_i
     rep = json.loads((models / "standard52_face.json").read_text())
     assert rep["deck"] == "standard52" and rep["init"] == "standard52_reader.pt" and 0.1 < rep["temperature"] < 10
     assert sorted(x.name for x in models.iterdir() if "face" in x.name) == ["standard52_face.int8.onnx",
-                                                                            "standard52_face.json"]
+                                                                            "standard52_face.json",
+                                                                            "standard52_face.pt"]
+    for init in ("standard52_face.pt", "standard52_face.int8.onnx"):  # a face reader goes on from either
+        again = tmp_path / init.replace(".", "_")
+        r = recipe_cli("vision.suited_face")("--deck", "standard52", "--smoke", "--init", str(models / init),
+                                             "--out", str(again))
+        assert r.returncode == 0, r.stderr
+        assert json.loads((again / "standard52_face.json").read_text())["init"] == init
     sc = SuitedScanner("standard52", models, threads=1)
     assert sc.face is not None and sc.face_look  # the committed report keeps the face look for standard52 ...
     island = SuitedScanner("island54", models, threads=1)
@@ -110,6 +117,7 @@ def test_the_face_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_
     a_file.write_text("x")
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"\x80\x04not a pickle")
+    a_file.with_suffix(".onnx").write_bytes(b"not onnx")
     p = "python -m vision.suited_face: "
     cases = [
         (["--deck", "pirates72"], p + "--deck: pirates72: not a suited deck"),
@@ -119,6 +127,8 @@ def test_the_face_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_
         (["--deck", "island", "--data-seed", "٣١"], p + "argument --data-seed:"),
         (["--deck", "island", "--init", str(tmp_path / "x.pt")], p + "--init: "),
         (["--deck", "island", "--init", str(junk)], p + "--init: "),
+        (["--deck", "island", "--init", str(a_file.with_suffix(".onnx"))], p + "--init: "),
+        (["--deck", "island", "--init", str(ROOT / "models" / "standard52_face.int8.onnx")], p + "--init: "),
         (["--deck", "island", "--init", str(ROOT / "models" / "standard52_reader.pt")],
          p + "--init: " + str(ROOT / "models" / "standard52_reader.pt") + ": not a reader of island54"),
         (["--deck", "island", "--smoke", "--out", str(a_file)], p + "--out: "),
@@ -128,7 +138,7 @@ def test_the_face_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_
         r = run(*(args if "--out" in args else args + ["--out", str(out)]), t=120)
         assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
         assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
-    assert a_file.read_text() == "x" and sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.pt"]
+    assert a_file.read_text() == "x" and sorted(x.name for x in tmp_path.iterdir()) == ["f.onnx", "f.txt", "junk.pt"]
 
 
 def test_the_committed_face_readers_are_the_ones_the_bars_rule_kept():

@@ -24,7 +24,8 @@ of the ``calibration`` split; whether the scan uses it at all is chosen on the c
 
     python -m vision.suited_face --deck standard52|island54 [--cards N] [--steps N] [--out DIR] [--smoke]
 
-writes ``<out>/<deck>_face.int8.onnx`` and ``<out>/<deck>_face.json`` (the report).
+writes ``<out>/<deck>_face.int8.onnx``, ``<out>/<deck>_face.json`` (the report) and ``<out>/<deck>_face.pt`` (the float
+state dict, heads divided by the temperature, for ``--init`` to go on from).
 """
 
 from __future__ import annotations
@@ -106,6 +107,10 @@ def face_path(deck_id: str, models: Path | None = None) -> Path:
 def main(argv=None) -> int:
     import argparse
 
+    import shutil
+
+    import torch
+
     from companion.inputs import OneLineParser, cli_float, cli_int
     from vision.suited_gpu import _load_init
     from vision.suited_reader import go_on_from, init_temperature, net_kw, suited_deck
@@ -121,7 +126,9 @@ def main(argv=None) -> int:
     ap.add_argument("--data-seed", type=cli_int(0, 10**6), default=31)
     ap.add_argument("--workers", type=cli_int(1, 64), default=1)
     ap.add_argument("--threads", type=cli_int(1, 64), default=1)
-    ap.add_argument("--init", default=None, help="state dict to start from (default: models/<deck>_reader.pt)")
+    ap.add_argument("--init", default=None, help="where to start: a reader's state dict (default: "
+                    "models/<deck>_reader.pt), or a face reader to go on from (its <deck>_face.pt, or its exported "
+                    "<deck>_face.int8.onnx read back dequantized; the temperature from the .json beside it)")
     ap.add_argument("--out", default=None, help="folder for the face reader (default: models/)")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
     a = ap.parse_args(argv)
@@ -136,10 +143,18 @@ def main(argv=None) -> int:
         a.cards, a.calib_cards, a.steps, a.batch = 24, 12, 3, 8
     out = Path(a.out) if a.out else MODELS
     try:
-        sd, extra = _load_init(init)
-        T0 = init_temperature(init, None)
+        if init.suffix == ".onnx":  # an exported face reader (the int8 file dequantized, its heads times T)
+            extra = cr.reader_extra(init)
+            start = cr.make_net(**net_kw(deck, extra))
+            cr.load_onnx_weights(start, init)
+            sd, T0 = start.state_dict(), 1.0
+        else:
+            sd, extra = _load_init(init)
+            T0 = init_temperature(init, None)
     except ValueError as e:
         ap.error(f"--init: {e}")
+    except Exception as e:  # onnx and torch each raise their own kinds for a file that is no reader
+        ap.error(f"--init: {init}: not a reader ({type(e).__name__})")
     kw = net_kw(deck, extra)
     if any(tuple(getattr(sd.get(k), "shape", ()))[:1] != (n,) for k, n in (("rank.weight", kw["n_rank"]),
                                                                            ("letter.weight", kw["n_letter"]))):
@@ -158,7 +173,11 @@ def main(argv=None) -> int:
         rep["train_views"], rep["gen_s"] = int(len(C)), round(time.time() - t0, 1)
         rep["train_views_telling"] = int((R < kw["n_rank"] - 1).sum())
         print(f"{deck}: {len(C)} face views ({rep['train_views_telling']} telling) in {rep['gen_s']} s", flush=True)
-        go = go_on_from(init, T0, work / "go_on.pt")
+        go = work / "go_on.pt"
+        if init.suffix == ".onnx":
+            torch.save(sd, str(go))
+        else:
+            go_on_from(init, T0, go)
         onnx_path = work / f"{deck}_face.onnx"
         t0 = time.time()
         net = cr.train(cr.normalize(C), R, L, a.steps, onnx_path, batch=a.batch, lr=a.lr, threads=a.threads,
@@ -176,6 +195,7 @@ def main(argv=None) -> int:
         cr.quantize(onnx_path, int8, cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
         rep["calibration_views_int8"] = cr.evaluate_crops(int8, Xc, Rc, Lc)
         rep["int8_bytes"] = int8.stat().st_size
+        shutil.copyfile(onnx_path.with_suffix(".pt"), out / f"{deck}_face.pt")  # heads / T: for --init to go on from
     (out / f"{deck}_face.json").write_text(json.dumps(rep, indent=1) + "\n")
     print(deck, "face calibration_views_int8",
           json.dumps({x: y for x, y in rep["calibration_views_int8"].items() if x != "reliability"}), flush=True)

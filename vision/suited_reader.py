@@ -61,6 +61,9 @@ SECOND_LOOK_WEIGHT = 0.5  # an index box's reading beside the card's corner regi
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
 FACE_WEIGHT = 1.0  # the face look: the face reader's reading of a card's middle (other pixels, another network)
 SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are less sure than this  # until chosen on the calibration split (the report's)
+FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
+# whole card, session 46, 720 calibration scenes by the bars' rule: standard52 3,214 exact / 10 wrong against 3,219 /
+# 11, island54 3,725 / 10 against 3,725 / 13: no more cards read, so not kept)
 TURNED_LOOK = (-45, -30, -15, 15, 30, 45)  # the turned look: an unsure lone index's box again, turned this many
 # degrees about its centre (80 calibration scenes, standard52 / island54 exact: none 250 / 273; +-15, 30: 273 / 293;
 # +-15, 30, 45: 276 / 295; +-10, 20, 30: 276 / 294; +-20, 40: 272 / 295; the bars unchanged, 0 / 2 wrong throughout)
@@ -93,7 +96,6 @@ class DeckCodes:
 _STD_RANK = {**{r: str(r) for r in range(2, 11)}, 11: "J", 12: "Q", 13: "K", 14: "A"}
 
 
-@lru_cache(maxsize=None)
 def suited_deck(name: str) -> str:
     """The id of the suited deck called ``name`` (its id or an alias); ValueError (one line) for any other."""
     from companion.decks import get_deck
@@ -108,6 +110,7 @@ def suited_deck(name: str) -> str:
     return deck
 
 
+@lru_cache(maxsize=None)
 def deck_codes(deck: str) -> DeckCodes:
     from companion.decks import get_deck
 
@@ -518,7 +521,7 @@ class SuitedScanner:
         views, owner = [], []
         for n, (lp, q, c) in enumerate(zip(logps, quads, corners)):
             p = np.exp(lp - lp.max())
-            if c is None or p.max() / p.sum() >= SECOND_LOOK_BELOW:
+            if c is None or p.max() / p.sum() >= FACE_LOOK_BELOW:
                 continue
             views.append(face_region(q))
             owner.append(n)
