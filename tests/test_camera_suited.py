@@ -31,7 +31,9 @@ def test_training_smoke_writes_a_reader_with_the_decks_heads(tmp_path, deck, ali
     assert 20_000 < model.stat().st_size < 1_000_000
     rep = json.loads((out / f"{deck}_reader.json").read_text())
     assert rep["deck"] == deck and rep["train_views"] > 0 and 0.5 <= rep["temperature"] <= 4.0
-    assert set(rep["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look", "turned_look"}
+    assert set(rep["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look", "turned_look",
+                                      "face_look"}
+    assert rep["thresholds"]["face_look"] is False  # no face reader in that folder: the bars were chosen without it
     # the bars alone, chosen again for the reader in the folder: the report's bars rewritten, the reader untouched
     before = model.read_bytes()
     rep["thresholds"] = {"card": 0.5}
@@ -40,7 +42,8 @@ def test_training_smoke_writes_a_reader_with_the_decks_heads(tmp_path, deck, ali
              "--threads", "1", "--out", str(out), timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     again = json.loads((out / f"{deck}_reader.json").read_text())
-    assert set(again["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look", "turned_look"}
+    assert set(again["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look", "turned_look",
+                                        "face_look"}
     assert again["temperature"] == rep["temperature"] and model.read_bytes() == before
     import onnxruntime as ort
 
