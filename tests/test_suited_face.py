@@ -147,7 +147,7 @@ def test_the_committed_face_readers_are_the_ones_the_bars_rule_kept():
     for deck in DECKS:
         rep = json.loads((ROOT / "models" / f"{deck}_reader.json").read_text())
         face = json.loads((ROOT / "models" / f"{deck}_face.json").read_text())
-        assert face["deck"] == deck and face["init"] == f"{deck}_reader.pt"
+        assert face["deck"] == deck and face["init"] in (f"{deck}_reader.pt", f"{deck}_face.int8.onnx")  # or went on
         sc = SuitedScanner(deck, threads=1)
         assert sc.face is not None and sc.face_look == rep["thresholds"]["face_look"]
         assert rep["thresholds"]["face_look"]  # kept for both decks in session 46 ...
