@@ -4,6 +4,7 @@ import cv2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
+import pytest
 
 from vision.geometry import image_gradients, rect_corners, snap_quads
 
@@ -22,12 +23,12 @@ def _corner_error(q, true):
 def test_snapper_finds_the_cards_edges_from_rough_starts():
     rng = np.random.default_rng(5)
     img, true = _card_image(rng)
-    gx, gy = image_gradients(img)
+    grad = image_gradients(img)
     starts = np.stack([rect_corners(150 + dx, 150 + dy, 90 * g, 126 * g, 0.3 + da)
                        for dx, dy, g, da in ((6, -4, 0.93, 0.12), (-5, 3, 1.06, -0.15), (2, 2, 1.0, 0.2))])
     assert max(_corner_error(q, true) for q in starts) > 8  # the starts are well off the card
-    wide, ws = snap_quads(gx, gy, starts, 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
-    fine, fs = snap_quads(gx, gy, wide, max_turn=3.0, turn_step=1.0, reach_px=3)
+    wide, ws = snap_quads(grad, starts, 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
+    fine, fs = snap_quads(grad, wide, max_turn=3.0, turn_step=1.0, reach_px=3)
     assert np.isfinite(ws).all() and np.isfinite(fs).all()
     for q in fine:
         assert _corner_error(q, true) < 2.5  # 1-degree turns: ~2 px at a side's ends
@@ -37,14 +38,14 @@ def test_snapping_several_starts_at_once_is_snapping_each():
     rng = np.random.default_rng(9)
     for trial in range(20):
         img, true = _card_image(rng, w=rng.uniform(60, 110), h=rng.uniform(90, 150), a=rng.uniform(0, 3))
-        gx, gy = image_gradients(img)
+        grad = image_gradients(img)
         starts = [q + rng.normal(0, 4, (4, 2)).astype(np.float32) for q in (true, true, true)]
         starts.append((true - 150) * 0.5 + 150)  # half the size: no plausible fit
         for kw in ({"search": 0.12, "max_turn": 16.0, "turn_step": 4.0, "step": 2.0, "samples": 20},
                    {"max_turn": 3.0, "turn_step": 1.0, "reach_px": 3}):
-            qs, ss = snap_quads(gx, gy, np.stack(starts), **kw)
+            qs, ss = snap_quads(grad, np.stack(starts), **kw)
             for k, st in enumerate(starts):
-                q1, s1 = snap_quads(gx, gy, st[None], **kw)  # one start on its own
+                q1, s1 = snap_quads(grad, st[None], **kw)  # one start on its own
                 q1, s1 = q1[0], float(s1[0])
                 assert (s1 == -np.inf) == (ss[k] == -np.inf)
                 assert np.allclose(q1, qs[k], atol=1e-3)
@@ -55,17 +56,18 @@ def test_snapping_several_starts_at_once_is_snapping_each():
 def test_an_implausible_fit_gives_back_the_start():
     rng = np.random.default_rng(2)
     img, true = _card_image(rng)
-    gx, gy = image_gradients(img)
+    grad = image_gradients(img)
     small = ((true - 150) * 0.45 + 150).astype(np.float32)  # a start far inside the card: no edge within reach
-    q, s = snap_quads(gx, gy, small[None], 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
+    q, s = snap_quads(grad, small[None], 0.12, max_turn=16.0, turn_step=4.0, step=2.0, samples=20)
     assert s[0] == -np.inf and np.array_equal(q[0], small)
 
 
 
-def _snap_one_by_loops(gx, gy, quad, search=0.08, max_turn=4.0, turn_step=1.0, step=1.0, samples=28, reach_px=None):
+def _snap_one_by_loops(grad, quad, search=0.08, max_turn=4.0, turn_step=1.0, step=1.0, samples=28, reach_px=None):
     """snap_quads' documented rule for one quad, written point by point: each side is tried at every turn and
     every offset along its normal, scored by the gradient across the line at ``samples`` points (-mean - 0.5 sd:
     the paper is brighter inside); each side keeps its best line and neighbouring lines are intersected."""
+    gx, gy = grad[..., 0].astype(np.float64), grad[..., 1].astype(np.float64)
     h, w = gx.shape
     quad = quad.astype(np.float64)
     ctr = quad.mean(0)
@@ -105,12 +107,12 @@ def test_the_vectorised_snapper_is_its_rule_written_point_by_point():
     rng = np.random.default_rng(11)
     for trial in range(4):
         img, true = _card_image(rng, w=rng.uniform(60, 100), h=rng.uniform(90, 140), a=rng.uniform(0, 3))
-        gx, gy = image_gradients(img)
+        grad = image_gradients(img)
         start = true + rng.normal(0, 3, (4, 2)).astype(np.float32)
         for kw in ({"search": 0.12, "max_turn": 16.0, "turn_step": 4.0, "step": 2.0, "samples": 20},
                    {"max_turn": 3.0, "turn_step": 1.0, "reach_px": 3}):
-            q, sc = snap_quads(gx, gy, start[None], **kw)
-            ref, ref_sc = _snap_one_by_loops(gx, gy, start, **kw)
+            q, sc = snap_quads(grad, start[None], **kw)
+            ref, ref_sc = _snap_one_by_loops(grad, start, **kw)
             assert np.isfinite(sc[0])
             assert np.allclose(q[0], ref, atol=0.05), (trial, kw, q[0], ref)
             assert abs(float(sc[0]) - ref_sc) <= 1e-3 * max(1.0, abs(ref_sc))
@@ -155,6 +157,24 @@ def test_a_training_set_normalized_block_by_block_is_the_same_to_the_bit(n, bloc
         vc.NORMALIZE_BLOCK = before
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 40), st.sampled_from([(56, 42, 3), (56, 42), (3, 5), (1, 1, 3)]), st.integers(0, 2**32 - 1),
+       st.sampled_from([256, 12, 2, 1]))
+def test_uint8_crops_are_normalized_by_a_table_to_the_same_bits_as_pixel_by_pixel(n, shape, seed, levels):
+    """A uint8 crop's 256 possible results are worked out once and looked up (cv2.LUT); the float path works every
+    pixel: the same float32 numbers, shape and channel order, for crops of many or few grey levels (a flat crop
+    too)."""
+    import vision.corner as vc
+
+    rng = np.random.default_rng(seed)
+    crops = (rng.integers(0, levels, (n, *shape)) * (255 // max(levels - 1, 1))).astype(np.uint8)
+    got = vc.normalize(crops)
+    ref = vc.normalize(crops.astype(np.float32))  # pixel by pixel
+    assert got.dtype == ref.dtype == np.float32 and got.shape == ref.shape
+    assert np.array_equal(got, ref)
+    assert got.flags.c_contiguous
+
+
 def test_a_frames_cards_outlined_at_once_are_each_outlined_alone():
     """vision.detect.card_outlines snaps every card of a frame in one pass over one window of gradients; each card
     keeps its own window (snap_quads' ``within``), so every outline is card_outline's for that card alone, to the
@@ -192,7 +212,17 @@ def test_the_gradients_are_the_float_sobel_of_the_blurred_image_exactly(seed, h,
     big = np.random.default_rng(seed).integers(0, 256, (h + 8, w + 8), dtype=np.uint8)
     img = big[y0:y0 + h, x0:x0 + w]
     b = cv2.GaussianBlur(img, (3, 3), 0).astype(np.float32)
-    gx, gy = image_gradients(img)
-    assert gx.dtype == gy.dtype == np.float32
-    assert np.array_equal(gx, cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3))
-    assert np.array_equal(gy, cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3))
+    grad = image_gradients(img)
+    assert grad.dtype == np.int16 and grad.shape == (h, w, 2)
+    assert np.array_equal(grad[..., 0].astype(np.float32), cv2.Sobel(b, cv2.CV_32F, 1, 0, ksize=3))
+    assert np.array_equal(grad[..., 1].astype(np.float32), cv2.Sobel(b, cv2.CV_32F, 0, 1, ksize=3))
+
+
+def test_the_snapper_takes_only_the_int16_gradient_pairs():
+    rng = np.random.default_rng(4)
+    img, true = _card_image(rng)
+    grad = image_gradients(img)
+    with pytest.raises(ValueError, match="int16"):
+        snap_quads(grad.astype(np.float32), true[None])
+    with pytest.raises(ValueError, match="int16"):
+        snap_quads(grad[..., 0], true[None])

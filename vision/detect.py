@@ -870,7 +870,7 @@ def card_outlines(gray, boxes, hints, square: float = 1.25) -> list[np.ndarray]:
     wins = np.array(wins, np.int32)
     X0, Y0 = wins[:, :2].min(0)
     X1, Y1 = wins[:, 2:].max(0)
-    gx, gy = image_gradients(gray[Y0:Y1, X0:X1])  # the gradients of all the windows at once
+    grad = image_gradients(gray[Y0:Y1, X0:X1])  # the gradients of all the windows at once
     starts, owner = [], []
     for n, (box, hs, (x0, y0, _x1, _y1)) in enumerate(zip(boxes, hints, wins)):
         cx, cy, w, h, r = box
@@ -881,8 +881,8 @@ def card_outlines(gray, boxes, hints, square: float = 1.25) -> list[np.ndarray]:
     owner = np.array(owner)
     within = wins[owner] - np.array([X0, Y0, X0, Y0], np.int32)  # each start's card's window, in the gradients
     # every start snapped at once: a wide pass, then a fine one from where it ended
-    q1, s1 = snap_quads(gx, gy, np.stack(starts), **OUTLINE_WIDE, within=within)
-    q2, s2 = snap_quads(gx, gy, q1, **OUTLINE_FINE, within=within)
+    q1, s1 = snap_quads(grad, np.stack(starts), **OUTLINE_WIDE, within=within)
+    q2, s2 = snap_quads(grad, q1, **OUTLINE_FINE, within=within)
     fine = s2 > -np.inf
     qs, ss = np.where(fine[:, None, None], q2, q1), np.where(fine, s2, s1)
     out = []
