@@ -248,6 +248,11 @@ def test_training_command_refuses_a_deck_that_is_not_suited_and_bad_options(tmp_
                                "--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=120),
                           f"python -m vision.suited_reader: argument --data-seed: {said}")
         assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
+    for bad, said in (("1.5", "must be"), ("nan", "")):
+        _one_line_refusal(_run("-m", "vision.suited_reader", "--deck", "island54", "--lower-share", bad, "--smoke",
+                               "--out", str(tmp_path / "m"), "--work", str(tmp_path / "w"), timeout=120),
+                          f"python -m vision.suited_reader: argument --lower-share: {said}")
+        assert not (tmp_path / "m").exists() and not (tmp_path / "w").exists()
     out = tmp_path / "bench.json"
     _one_line_refusal(_run("-m", "vision.suited_bench", "--hand-scenes", "-3", "--json", str(out), timeout=120),
                       "python -m vision.suited_bench: argument --hand-scenes: must be >= 0, got -3")

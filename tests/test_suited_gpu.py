@@ -64,11 +64,13 @@ def test_the_suited_gpu_recipe_packs_makes_views_trains_and_finishes_a_reader_th
     np.savez_compressed(pack / "real_standard52.npz", C=C, R=R, L=L, counts=json.dumps({"copies": 1}))
     r = run("train", str(pack), str(out), "--deck", "standard", "--device", "cpu", "--gen-seconds", "1",
             "--train-seconds", "3", "--refresh-s", "1", "--workers", "1", "--batch", "8", "--real-share", "0.25",
-            "--extra", "1")  # a deeper reader than the committed one: its new blocks start as the identity
+            "--extra", "1", "--lower-share", "0.5")  # a deeper reader than the committed one: its new blocks start
+    # as the identity
     assert r.returncode == 0, r.stderr
     rec = json.loads((out / "standard52_gpu.json").read_text())
     assert rec["deck"] == "standard52" and rec["init"] == "standard52_reader.pt" and rec["steps"] >= 1
     assert rec["init_extra"] == 0 and rec["extra"] == 1
+    assert rec["lower_share"] == 0.5  # the share of small-letter ranks asked for, as the workers used it
     assert rec["real_train_views"] == len(C) and rec["views_trained_on"] > len(C) and rec["chunks_made"]["cards"] >= 1
     committed = json.loads((ROOT / "models" / "standard52_reader.json").read_text())
     assert rec["init_temperature"] == committed["temperature"]
@@ -100,6 +102,8 @@ def test_the_suited_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothin
         (tr + ["--deck", "island", "--data-seed", "٣١"], p + "--data-seed:"),
         (tr + ["--deck", "island", "--lr", "nan"], p + "--lr:"),
         (tr + ["--deck", "island", "--real-share", "1.5"], p + "--real-share:"),
+        (tr + ["--deck", "island", "--lower-share", "nan"], p + "--lower-share:"),
+        (tr + ["--deck", "island", "--lower-share", "-0.1"], p + "--lower-share:"),
         (tr + ["--deck", "island", "--train-seconds", "inf"], p + "--train-seconds:"),
         (["train", str(tmp_path / "none"), str(out), "--deck", "island"], p + "pack: no fonts.json"),
         (["train", str(pack), str(a_file), "--deck", "island"], p + "out: not a folder"),

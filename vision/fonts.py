@@ -133,9 +133,10 @@ def _covers(path: Path, chars: str = NEEDED) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def draws_lower(path: str) -> bool:
-    """The font file draws the letters as small letters too (``LOWER``)."""
-    return _covers(Path(path), LOWER)
+def draws_lower(path: str, chars: str = LOWER) -> bool:
+    """The font file draws these small letters too (``LOWER``: the Pirate's Bluff letters; a suited deck asks for its
+    letter ranks' small letters, e.g. "ajqk")."""
+    return _covers(Path(path), chars)
 
 
 @lru_cache(maxsize=1)

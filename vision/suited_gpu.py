@@ -39,7 +39,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-CHARS = "0123456789AJQK"  # what a suited face sets from a font file ("10" too); vision.corner_gpu's glyphs are added
+CHARS = "0123456789AJQKajqk"  # what a suited face sets from a font file ("10" too, and the letter ranks small:
+# vision.suited_reader.LOWER_RANK_SHARE); vision.corner_gpu's glyphs are added
 KINDS = (("cards", 0, 5), ("scenes", 300_000, 4), ("hands", 600_000, 2))  # kind, seed offset, chunks per round
 CARDS_PER_CHUNK, SCENES_PER_CHUNK = 400, 50
 
@@ -326,6 +327,8 @@ def main(argv=None) -> int:
                    "beside it)")
     t.add_argument("--real-share", type=cli_float(0, 1), default=0.016, help="share of every batch drawn from the "
                    "packed real views (standard52)")
+    t.add_argument("--lower-share", type=cli_float(0, 1), default=None, help="of the training cards whose rank is a "
+                   "letter, the share setting it small (default vision.suited_reader.LOWER_RANK_SHARE)")
     t.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     t.add_argument("--extra", type=cli_int(0, 8), default=None, help="train a deeper reader: this many more "
                    "convolutions at each small scale (corner.make_net), at least the init's; the ones the init lacks "
@@ -398,6 +401,10 @@ def main(argv=None) -> int:
         z = np.load(pack_dir / "real_standard52.npz")
         real = (cr.normalize(z["C"]).astype(np.float16), z["R"], z["L"])
         log(f"{deck}: {len(real[0])} real train views ({z['counts']})")
+    import vision.suited_reader
+
+    if a.lower_share is not None:
+        vision.suited_reader.LOWER_RANK_SHARE = a.lower_share  # read by the forked workers
     gen = Generator(pack_dir, deck, a.workers, a.data_seed, log=log)  # forked before CUDA starts
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
@@ -416,7 +423,8 @@ def main(argv=None) -> int:
            "real_share": a.real_share if real is not None else 0,
            "steps": steps, "batch": a.batch, "lr": a.lr, "schedule": "OneCycle over the wall time",
            "gen_s_before_training": a.gen_seconds, "train_s": round(secs, 1), "device": dev_name,
-           "workers": a.workers, "fonts": "train split, cut down (vision.suited_gpu pack)"}
+           "workers": a.workers, "fonts": "train split, cut down (vision.suited_gpu pack)",
+           "lower_share": vision.suited_reader.LOWER_RANK_SHARE}
     (out / f"{deck}_gpu.json").write_text(json.dumps(rec, indent=1) + "\n")
     log(json.dumps(rec))
     return 0
