@@ -77,8 +77,15 @@ def test_suited_reports_carry_the_turned_look_chosen_on_calibration():
         rep = json.loads((S.MODELS / f"{deck}_reader.json").read_text())
         assert isinstance(rep["thresholds"]["turned_look"], bool)
         with_t, th = rep["calibration_scenes_with_turned_look"], rep["thresholds"]
-        # kept only where it read more calibration cards exactly than the looks chosen before it
-        assert th["turned_look"] == (rep["calibration_scenes"] == with_t)
+        # kept only where it read more calibration cards exactly than the looks chosen before it (the second look or
+        # not, then the grown look); the face look is tried after it
+        before = rep["calibration_scenes_with_second_look" if th["second_look"] else
+                     "calibration_scenes_without_second_look"]
+        if th["grown_look"]:
+            before = rep["calibration_scenes_with_grown_look"]
+        assert th["turned_look"] == (with_t["exact"] > before["exact"])
+        if not th.get("face_look"):
+            assert th["turned_look"] == (rep["calibration_scenes"] == with_t)
         assert S.SuitedScanner(deck).turned_look == th["turned_look"]
 
 
