@@ -39,7 +39,7 @@ def test_train_cards_set_letter_ranks_small_at_their_share_and_never_a_number(mo
     assert len(letters) >= 20
     assert 0.2 * len(letters) <= len(small) <= 0.8 * len(letters)  # about half, where the face draws them
     assert set(small) <= {"a", "j", "q", "k"}
-    assert all(not t.islower() for t in seen if not t.isalpha())  # "10" and the digits as they were
+    assert {t for t in seen if not t.isalpha()} <= {str(n) for n in range(2, 11)}  # "10" and the digits as they were
 
 
 def test_no_share_and_other_splits_draw_no_small_rank(monkeypatch):
@@ -66,6 +66,7 @@ def test_the_share_takes_a_random_number_only_for_a_letter_rank():
         cb = sr.drawn_card(b, codes, faces, fonts, lower_share=1.0)
         if faces.face(codes.cards[ca[0] * len(codes.suits) + ca[1]], ca[2])[0].isalpha():
             letters += 1
+            assert a.random() != b.random()  # the share's draw was taken at 1, not at 0
         else:
             numbers += 1
             assert np.array_equal(ca[5], cb[5]) and a.random() == b.random()
