@@ -84,7 +84,10 @@ def _read_qr(png: bytes) -> str:
     import numpy as np
 
     img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(img)
+    # OpenCV's classic decoder misses about 2 % of these (valid) codes, 12 of 600 random tokens, which made this test
+    # fail now and then; its ArUco-based decoder read all 600. A phone's camera app is the reader that matters; the
+    # code must be read by one of the two, and its text is then used as the phone's URL
+    text = cv2.QRCodeDetector().detectAndDecode(img)[0] or cv2.QRCodeDetectorAruco().detectAndDecode(img)[0]
     assert text, "the QR code could not be read"
     return text
 
