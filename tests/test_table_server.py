@@ -294,6 +294,20 @@ def test_lan_address_and_qr():
     assert png.startswith(b"\x89PNG") and len(png) > 200
 
 
+def test_qr_code_keeps_the_four_module_quiet_zone():
+    import cv2
+    import numpy as np
+
+    for scale in (6, 8):
+        png = qr_png("http://192.168.1.20:8765/t/abcd/#" + "A" * 22, scale=scale)
+        img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
+        dark = img < 128
+        rows, cols = np.flatnonzero(dark.any(1)), np.flatnonzero(dark.any(0))
+        # every finder pattern touches the symbol's edge, so the first dark module on each side ends the margin
+        assert rows[0] == cols[0] == 4 * scale
+        assert img.shape[0] - 1 - rows[-1] == img.shape[1] - 1 - cols[-1] == 4 * scale
+
+
 # ------------------------------------------------------------------ over the network (127.0.0.1)
 def _port_open(port: int) -> bool:
     with socket.socket() as s:
