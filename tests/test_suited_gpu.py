@@ -187,3 +187,101 @@ def test_the_suited_gpu_recipe_refuses_an_init_or_depth_that_does_not_fit_in_one
         assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
         assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
     assert sorted(x.name for x in tmp_path.iterdir()) == before and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
+
+
+def _reader_pt(path: Path, deck: str, seed: int, T: float | None, extra: int = 0) -> dict:
+    """A random reader of ``deck`` saved as ``export`` leaves one (heads divided by ``T``, its report beside)."""
+    import torch
+
+    from vision import corner as cr
+    from vision.suited_reader import HEAD_KEYS, net_kw
+
+    torch.manual_seed(seed)
+    net = cr.make_net(**net_kw(deck, extra))
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+    raw = {k: v.clone() for k, v in net.state_dict().items()}
+    sd = {k: (v / T if T and k in HEAD_KEYS else v) for k, v in raw.items()}
+    torch.save(sd, str(path))
+    if T is not None:
+        path.with_suffix(".json").write_text(json.dumps({"temperature": T}))
+    return raw
+
+
+def test_a_soup_averages_readers_with_their_heads_multiplied_back_and_finish_can_take_it(tmp_path):
+    import torch
+
+    from vision import corner as cr
+    from vision.suited_gpu import main
+    from vision.suited_reader import net_kw
+
+    a = _reader_pt(tmp_path / "a.pt", "standard52", 1, 1.25)
+    b = _reader_pt(tmp_path / "b.pt", "standard52", 2, None)  # no report beside it: given on the command line
+    (tmp_path / "b_report.json").write_text(json.dumps({"temperature": 0.8}))
+    assert main(["soup", str(tmp_path / "dest"), str(tmp_path / "a.pt"), f"{tmp_path / 'b.pt'}={tmp_path / 'b_report.json'}",
+                 "--deck", "standard", "--data-seed", "61"]) == 0
+    got = torch.load(str(tmp_path / "dest" / "standard52_gpu.pt"))
+    rec = json.loads((tmp_path / "dest" / "standard52_gpu.json").read_text())
+    assert rec["deck"] == "standard52" and rec["data_seed"] == 61 and rec["extra"] == 0
+    assert [p["temperature"] for p in rec["soup"]] == [1.25, 0.8]
+    for k, v in got.items():
+        if not v.dtype.is_floating_point:
+            assert torch.equal(v, a[k])
+            continue
+        # b was saved undivided (no temperature at save time); its report says 0.8, so its heads count 0.8 times
+        bk = b[k] * 0.8 if k in ("rank.weight", "rank.bias", "letter.weight", "letter.bias") else b[k]
+        assert torch.allclose(v, (a[k] + bk) / 2, atol=1e-6), k
+    cr.make_net(**net_kw("standard52", 0)).load_state_dict(got)  # what finish loads
+
+
+def test_the_soup_refuses_readers_it_cannot_average_in_one_line_and_writes_nothing(tmp_path):
+    import torch
+
+    _reader_pt(tmp_path / "a.pt", "standard52", 1, 1.2)
+    _reader_pt(tmp_path / "b.pt", "standard52", 2, 1.1)
+    _reader_pt(tmp_path / "isl.pt", "island54", 3, 1.0)
+    _reader_pt(tmp_path / "deep.pt", "standard52", 4, 1.0, extra=1)
+    nan = torch.load(str(tmp_path / "b.pt"))
+    nan["rank.bias"][0] = float("nan")
+    torch.save(nan, str(tmp_path / "nan.pt"))
+    (tmp_path / "badT.pt").write_bytes((tmp_path / "b.pt").read_bytes())
+    (tmp_path / "badT.json").write_text('{"temperature": -1}')
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"\x80\x04not a pickle")
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    dest = tmp_path / "dest"
+    before = sorted(x.name for x in tmp_path.iterdir())
+    s = "python -m vision.suited_gpu soup: argument "
+    A, B = str(tmp_path / "a.pt"), str(tmp_path / "b.pt")
+    cases = [
+        ([A], s + "READER: a soup needs at least two readers"),
+        ([A, str(tmp_path / "none.pt")], s + "READER: no such state dict (.pt)"),
+        ([A, str(a_file)], s + "READER: no such state dict (.pt)"),
+        ([A, f"{B}={tmp_path / 'none.json'}"], s + "READER: no such report"),
+        ([A, str(junk)], s + "READER: " + str(junk) + ": not a reader's state dict"),
+        ([A, str(tmp_path / "isl.pt")], s + "READER: " + str(tmp_path / "isl.pt") + ": not a standard52 reader"),
+        ([A, str(tmp_path / "deep.pt")], s + "READER: the readers differ in depth"),
+        ([A, str(tmp_path / "nan.pt")], s + "READER: " + str(tmp_path / "nan.pt") + ": rank.bias holds a value that is not finite"),
+        ([A, str(tmp_path / "badT.pt")], s + "READER: " + str(tmp_path / "badT.json") + ": temperature -1"),
+        ([A, B, "--deck", "pirates72"], s + "--deck: pirates72: not a suited deck"),
+        ([A, B, "--data-seed", "nan"], s + "--data-seed:"),
+        ([A, B, "--data-seed", "٦١"], s + "--data-seed:"),
+    ]
+    run = recipe_cli("vision.suited_gpu")
+    for args, start in cases:
+        full = ["soup", str(dest), *args]
+        if "--deck" not in args:
+            full += ["--deck", "standard52"]
+        if "--data-seed" not in args:
+            full += ["--data-seed", "61"]
+        r = run(*full, t=120)
+        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
+        assert r.stderr.startswith("pirate-table: error: " + start), (args, r.stderr)
+        assert sorted(x.name for x in tmp_path.iterdir()) == before, args
+    r = run("soup", str(a_file), A, B, "--deck", "standard52", "--data-seed", "61", t=120)
+    assert_refused_cleanly(r.returncode, r.stdout, r.stderr)
+    assert r.stderr.startswith("pirate-table: error: " + s + "dest: not a folder") and a_file.read_text() == "x"

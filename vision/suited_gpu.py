@@ -25,7 +25,9 @@ Debian fonts, and takes only 64 MiB along, so the work goes as ``vision.corner_g
    split's views, exports and quantizes, and chooses the scan's bars on calibration scenes, as
    ``vision.suited_reader`` does, into ``DIR/<deck>_reader.*`` (the replaced reader's figures kept as ``previous``).
 
-Everything runs on a CPU too (``--device cpu``), only slower.
+Everything runs on a CPU too (``--device cpu``), only slower. ``python -m vision.suited_gpu soup DIR A.pt B.pt ...
+--deck D --data-seed N`` averages readers of one line of training (one went on from the other) into
+``DIR/<deck>_gpu.pt`` for ``finish`` (session 48: standard52's committed reader with its CPU continuation).
 """
 
 from __future__ import annotations
@@ -249,6 +251,46 @@ def _load_init(pt: Path) -> tuple[dict, int]:
         raise ValueError(f"{pt}: {e}") from None
 
 
+def soup(readers: list[tuple[Path, Path | None]], deck: str, data_seed: int, dest: Path) -> dict:
+    """A weight average ("model soup") of readers of one line of training: each reader's state dict (``export``
+    divided its heads by its temperature: multiplied back, the temperature from ``report`` or the .json beside the
+    .pt, as ``--init`` takes it), averaged parameter by parameter, BatchNorm statistics included. Readers that went
+    on from one another share their start, so the average lies between them rather than between two unrelated
+    networks. Writes ``dest/<deck>_gpu.pt`` and its recipe ``dest/<deck>_gpu.json`` for ``finish``. Everything is
+    checked before anything is written: ValueError (one line) for a file that is no reader of ``deck``, readers of
+    different depths, or fewer than two."""
+    import torch
+
+    from vision import corner as cr
+    from vision.suited_reader import HEAD_KEYS, init_temperature, net_kw
+
+    if len(readers) < 2:
+        raise ValueError("a soup needs at least two readers")
+    sds, parts, extras = [], [], set()
+    for pt, report in readers:
+        T = init_temperature(pt, report)
+        sd, extra = _load_init(pt)
+        try:
+            cr.make_net(**net_kw(deck, extra)).load_state_dict(sd)
+        except (RuntimeError, ValueError) as e:
+            raise ValueError(f"{pt}: not a {deck} reader's state dict ({str(e).splitlines()[0]})") from None
+        bad = [k for k, v in sd.items() if v.dtype.is_floating_point and not bool(torch.isfinite(v).all())]
+        if bad:
+            raise ValueError(f"{pt}: {bad[0]} holds a value that is not finite")
+        sds.append({k: (v * T if k in HEAD_KEYS else v) for k, v in sd.items()})
+        parts.append({"state": str(pt), "temperature": T})
+        extras.add(extra)
+    if len(extras) > 1:
+        raise ValueError(f"the readers differ in depth ({sorted(extras)} extra convolutions per small scale)")
+    avg = {k: (sum(sd[k] for sd in sds) / len(sds) if v.dtype.is_floating_point else v) for k, v in sds[0].items()}
+    dest.mkdir(parents=True, exist_ok=True)
+    torch.save(avg, str(dest / f"{deck}_gpu.pt"))
+    rec = {"deck": deck, "data_seed": data_seed, "extra": extras.pop(), "soup": parts,
+           "how": "equal-weight average of the readers' state dicts, heads times each one's temperature"}
+    (dest / f"{deck}_gpu.json").write_text(json.dumps(rec, indent=1) + "\n")
+    return rec
+
+
 class StateError(ValueError):
     """A state dict or its recipe that ``finish`` cannot use."""
 
@@ -333,6 +375,13 @@ def main(argv=None) -> int:
     t.add_argument("--extra", type=cli_int(0, 8), default=None, help="train a deeper reader: this many more "
                    "convolutions at each small scale (corner.make_net), at least the init's; the ones the init lacks "
                    "start as the identity (default: the init's own depth)")
+    s = sub.add_parser("soup")
+    s.add_argument("dest", help="folder for <deck>_gpu.pt and its recipe .json, for finish")
+    s.add_argument("readers", nargs="+", metavar="READER", help="a reader's .pt (its temperature from the .json "
+                   "beside it), or PT=REPORT.json; at least two, of one line of training")
+    s.add_argument("--deck", required=True, help="standard52 or island54 (aliases: standard, island)")
+    s.add_argument("--data-seed", type=cli_int(1, 1000), required=True, help="seed of the train-split views that "
+                   "finish sets the int8 ranges on")
     f = sub.add_parser("finish")
     f.add_argument("state", help="a <deck>_gpu.pt written by train, its recipe .json beside it")
     f.add_argument("--out", default=None, help="default models/")
@@ -348,6 +397,32 @@ def main(argv=None) -> int:
         if a.real and not (Path(a.real) / "edje-pinochle").is_dir():
             p.error(f"argument --real: no edje-pinochle/ in {a.real}")
         print(json.dumps(pack(Path(a.dest), Path(a.real) if a.real else None, a.real_copies, a.families)))
+        return 0
+    if a.cmd == "soup":
+        from vision.suited_reader import suited_deck
+
+        try:
+            deck = suited_deck(a.deck)
+        except ValueError as e:
+            s.error(f"argument --deck: {e}")
+        dest = Path(a.dest)
+        if dest.exists() and not dest.is_dir():
+            s.error(f"argument dest: not a folder: {dest}")
+        readers = []
+        for r in a.readers:
+            pt, _, rep = r.partition("=")
+            if not pt.endswith(".pt") or not Path(pt).is_file():
+                s.error(f"argument READER: no such state dict (.pt): {pt}")
+            if rep and not Path(rep).is_file():
+                s.error(f"argument READER: no such report: {rep}")
+            readers.append((Path(pt), Path(rep) if rep else None))
+        if len(readers) < 2:
+            s.error("argument READER: a soup needs at least two readers")
+        try:
+            rec = soup(readers, deck, a.data_seed, dest)
+        except ValueError as e:
+            s.error(f"argument READER: {e}")
+        print(json.dumps(rec))
         return 0
     if a.cmd == "finish":
         state = Path(a.state)

@@ -846,13 +846,16 @@ def init_temperature(pt: Path, report: Path | None) -> float:
     return float(T)
 
 
+HEAD_KEYS = ("rank.weight", "rank.bias", "letter.weight", "letter.bias")  # what ``export`` divides by the temperature
+
+
 def go_on_from(pt: Path, T: float, out_pt: Path) -> Path:
     """An earlier run's state dict (``export`` divided its heads by the temperature ``T``) with the heads multiplied
     back by it, for ``corner.train`` to go on from."""
     import torch
 
     sd = torch.load(str(pt))
-    for k in ("rank.weight", "rank.bias", "letter.weight", "letter.bias"):
+    for k in HEAD_KEYS:
         sd[k] = sd[k] * T
     torch.save(sd, str(out_pt))
     return out_pt
