@@ -244,6 +244,7 @@ def test_the_soup_refuses_readers_it_cannot_average_in_one_line_and_writes_nothi
     _reader_pt(tmp_path / "b.pt", "standard52", 2, 1.1)
     _reader_pt(tmp_path / "isl.pt", "island54", 3, 1.0)
     _reader_pt(tmp_path / "deep.pt", "standard52", 4, 1.0, extra=1)
+    _reader_pt(tmp_path / "bare.pt", "standard52", 5, None)  # no report: its temperature is unknown
     nan = torch.load(str(tmp_path / "b.pt"))
     nan["rank.bias"][0] = float("nan")
     torch.save(nan, str(tmp_path / "nan.pt"))
@@ -262,6 +263,7 @@ def test_the_soup_refuses_readers_it_cannot_average_in_one_line_and_writes_nothi
         ([A, str(tmp_path / "none.pt")], s + "READER: no such state dict (.pt)"),
         ([A, str(a_file)], s + "READER: no such state dict (.pt)"),
         ([A, f"{B}={tmp_path / 'none.json'}"], s + "READER: no such report"),
+        ([A, str(tmp_path / "bare.pt")], s + "READER: " + str(tmp_path / "bare.pt") + ": no report beside it"),
         ([A, str(junk)], s + "READER: " + str(junk) + ": not a reader's state dict"),
         ([A, str(tmp_path / "isl.pt")], s + "READER: " + str(tmp_path / "isl.pt") + ": not a standard52 reader"),
         ([A, str(tmp_path / "deep.pt")], s + "READER: the readers differ in depth"),

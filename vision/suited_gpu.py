@@ -257,8 +257,9 @@ def soup(readers: list[tuple[Path, Path | None]], deck: str, data_seed: int, des
     .pt, as ``--init`` takes it), averaged parameter by parameter, BatchNorm statistics included. Readers that went
     on from one another share their start, so the average lies between them rather than between two unrelated
     networks. Writes ``dest/<deck>_gpu.pt`` and its recipe ``dest/<deck>_gpu.json`` for ``finish``. Everything is
-    checked before anything is written: ValueError (one line) for a file that is no reader of ``deck``, readers of
-    different depths, or fewer than two."""
+    checked before anything is written: ValueError (one line) for a file that is no reader of ``deck``, a weight that
+    is not finite, a reader with no report to give its temperature (``vision.suited_reader`` leaves its .pt in its
+    work folder and its report in its out folder: name the report), readers of different depths, or fewer than two."""
     import torch
 
     from vision import corner as cr
@@ -268,7 +269,6 @@ def soup(readers: list[tuple[Path, Path | None]], deck: str, data_seed: int, des
         raise ValueError("a soup needs at least two readers")
     sds, parts, extras = [], [], set()
     for pt, report in readers:
-        T = init_temperature(pt, report)
         sd, extra = _load_init(pt)
         try:
             cr.make_net(**net_kw(deck, extra)).load_state_dict(sd)
@@ -277,6 +277,9 @@ def soup(readers: list[tuple[Path, Path | None]], deck: str, data_seed: int, des
         bad = [k for k, v in sd.items() if v.dtype.is_floating_point and not bool(torch.isfinite(v).all())]
         if bad:
             raise ValueError(f"{pt}: {bad[0]} holds a value that is not finite")
+        if report is None and not pt.with_suffix(".json").is_file():  # never a temperature of 1 by default here
+            raise ValueError(f"{pt}: no report beside it to give its temperature (name it: PT=REPORT.json)")
+        T = init_temperature(pt, report)
         sds.append({k: (v * T if k in HEAD_KEYS else v) for k, v in sd.items()})
         parts.append({"state": str(pt), "temperature": T})
         extras.add(extra)
