@@ -419,9 +419,7 @@ def main(argv=None) -> int:
             if rep and not Path(rep).is_file():
                 s.error(f"argument READER: no such report: {rep}")
             readers.append((Path(pt), Path(rep) if rep else None))
-        if len(readers) < 2:
-            s.error("argument READER: a soup needs at least two readers")
-        try:
+        try:  # soup checks everything (at least two readers included) before it writes
             rec = soup(readers, deck, a.data_seed, dest)
         except ValueError as e:
             s.error(f"argument READER: {e}")
