@@ -49,6 +49,9 @@ def _spade(c: Canvas, simple: bool) -> None:
         c.circle(0.29, 0.56, 0.21)
         c.circle(0.71, 0.56, 0.21)
         c.poly([(0.09, 0.5), (0.91, 0.5), (0.5, 0.03)])
+        # the waist: the two lobes only touch at one point, which left a pinhole above the stem (and a stray
+        # square inside the outline drawing); every vertex lies inside a lobe or the stem, so the outer shape stays
+        c.poly([(0.29, 0.5), (0.71, 0.5), (0.71, 0.56), (0.5, 0.62), (0.29, 0.56)])
     c.poly([(0.5, 0.55), (0.32, 0.98), (0.68, 0.98)])
 
 
@@ -59,6 +62,8 @@ def _club(c: Canvas, simple: bool) -> None:
     c.circle(0.74, 0.58, r)
     if not simple:
         c.circle(0.5, 0.5, 0.12)
+    else:  # the simple leaves only touch: fill the hole between them and the stem (inside the leaves and stem)
+        c.poly([(0.5, 0.26), (0.26, 0.58), (0.4, 0.64), (0.6, 0.64), (0.74, 0.58)])
     c.poly([(0.5, 0.5), (0.33, 0.98), (0.67, 0.98)])
 
 
