@@ -105,6 +105,41 @@ def test_index_view_has_the_crops_aspect_and_holds_the_box():
         assert np.dot(top, edge) / (np.linalg.norm(top) * np.linalg.norm(edge)) > 0.999, turn
 
 
+@pytest.mark.parametrize("deck", SUITED)
+def test_own_indices_lie_in_the_corner_zones_and_a_tight_hands_next_index_does_not(deck):
+    """The scan takes an index inside a found card's outline for that card's own only in a corner zone
+    (in_corner_zone); one further in is another card's lying on it, read as a lone index. Checked on the scenes'
+    labelled geometry (train fonts: only the layout and the index sizes matter here)."""
+    from vision.fonts import split_fonts
+    from vision.suited_reader import in_corner_zone, quarter_turns
+    from vision.synth.suited import HAND, make_deck_scene
+
+    card = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], np.float64)
+    for q in quarter_turns(card):  # the zones do not depend on which corner the outline starts at
+        assert in_corner_zone(q, (6, 8)) and in_corner_zone(q, (57, 80)) and in_corner_zone(q, (57, 8))
+        assert not in_corner_zone(q, (31.5, 44)) and not in_corner_zone(q, (20, 8)) and not in_corner_zone(q, (6, 30))
+        assert not in_corner_zone(q, (-40, 8)) and not in_corner_zone(q, (6, 130))
+    assert not in_corner_zone(np.zeros((4, 2)), (0, 0))  # a degenerate outline holds nothing
+    own = own_in = others = others_out = 0
+    fonts = split_fonts("train")[:6]
+    for i in range(6):
+        s = make_deck_scene(9_300_000 + i, deck, HAND, fonts=fonts)
+        for c in s.cards:
+            poly = c.quad.reshape(-1, 1, 2).astype(np.float32)
+            for iq in c.index_quads:
+                own += 1
+                own_in += in_corner_zone(c.quad, iq.mean(0))
+            for c2 in s.cards:
+                for iq, vis in zip(c2.index_quads, c2.index_visible):
+                    p = tuple(map(float, iq.mean(0)))
+                    if c2 is not c and vis >= 0.5 and cv2.pointPolygonTest(poly, p, False) >= 0:
+                        others += 1
+                        others_out += not in_corner_zone(c.quad, p)
+    assert own >= 60 and others >= 20
+    assert own_in >= 0.98 * own, (own_in, own)  # a wide index font reaches a little further (about 0.3 % of cards)
+    assert others_out >= 0.6 * others, (others_out, others)
+
+
 def test_colour_normalize_keeps_the_hue():
     from vision.corner import normalize
 

@@ -58,6 +58,10 @@ DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95, "card_rank": 1.01, "index_ran
 # the suits) is at least this (chosen on the calibration scenes as the card bars are; 1.01: never, a reader whose
 # report has none)
 SECOND_LOOK_WEIGHT = 0.5  # an index box's reading beside the card's corner regions (the same pixels, looked at again)
+OWN_INDEX_ZONE = 0.22  # a card's own index lies within this share of its sides from one of its corners; one further
+# in is read as a lone index (another card's on it; session 50). In calibration fonts' labels: all 1,712 own indices of
+# 40 hands per deck within 0.203, and all but 11 of 3,840 in 150 start rows per deck (at most 0.262); 76 % of other
+# cards' visible indices inside a hand card's outline lie outside the zones. A lone read naming a card read whole goes.
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
 FACE_WEIGHT = 1.0  # the face look: the face reader's reading of a card's middle (other pixels, another network)
 SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are less sure than this  # until chosen on the calibration split (the report's)
@@ -135,6 +139,19 @@ def index_view(quad: np.ndarray) -> np.ndarray:
     c = q.mean(0)
     return np.array([c - u * W / 2 - v * H / 2, c + u * W / 2 - v * H / 2, c + u * W / 2 + v * H / 2,
                      c - u * W / 2 + v * H / 2], np.float32)
+
+
+def in_corner_zone(quad: np.ndarray, point, zone: float = OWN_INDEX_ZONE) -> bool:
+    """Whether ``point`` lies in one of the card outline ``quad``'s four corner zones: both of its coordinates along
+    the outline's sides (0 to 1) within ``zone`` of a corner's (0 or 1; a point that far outside the outline is in
+    none)."""
+    q = np.asarray(quad, np.float64)
+    m = np.stack([q[1] - q[0], q[3] - q[0]], 1)
+    if abs(float(np.linalg.det(m))) < 1e-9:
+        return False
+    u, v = np.linalg.solve(m, np.asarray(point, np.float64) - q[0])
+    return bool(-zone < u < 1 + zone and -zone < v < 1 + zone and min(abs(u), abs(1 - u)) < zone
+                and min(abs(v), abs(1 - v)) < zone)
 
 
 def quarter_turns(quad: np.ndarray) -> list[np.ndarray]:
@@ -632,8 +649,12 @@ class SuitedScanner:
             for o in (votes if len(votes) == 1 else (0, 1)):
                 at[-1][o] = len(views)
                 views += cr.corner_regions(np.roll(cq, -o, axis=0))
+        # an index on a found card is that card's own only in one of its corners; one further in is another card's
+        # lying on it (a trick pile, a hand held tight) and is read as a lone index
         on_cards = [((q - q.mean(0)) * 1.02 + q.mean(0)).reshape(-1, 1, 2) for q in outlines]
-        lone = [k for k in range(len(idx)) if not any(cv2.pointPolygonTest(p, idx_ctr[k], False) >= 0 for p in on_cards)]
+        lone = [k for k in range(len(idx)) if not any(
+            cv2.pointPolygonTest(p, idx_ctr[k], False) >= 0 and in_corner_zone(q, idx_ctr[k])
+            for p, q in zip(on_cards, outlines))]
         for k in lone:
             views += [index_view(q) for q in quarter_turns(idx_quads[k])]
         probs, p_none = self.reader.read(bgr, views)
