@@ -8,7 +8,9 @@ here", and its suits. It reads two kinds of view, both cut out of the camera fra
   card's snapped outline puts it);
 - an **index view** (``index_view``): a detected corner-index box (the detector's class 1), grown about its centre
   to the reader's aspect. Overlapping cards (a fan, a trick pile) show only these: they are read in the four
-  quarter turns and the turn the reader finds surest to hold an upright index wins.
+  quarter turns and the turn the reader finds surest to hold an upright index wins. A box inside a found card is
+  that card's own only in one of its corner zones (``in_corner_zone``); one further in is another card's lying on
+  it (a trick pile, a hand held tight) and is read so too.
 
 Training data (``gen_suited_crops``): single cards drawn by the deck's own renderer (``vision.decks.*.FACES``) in
 random styles (``SuitedStyle``: index styles stacked / beside / jumbo / small, symbol drawings filled / outline /
@@ -60,7 +62,7 @@ DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95, "card_rank": 1.01, "index_ran
 SECOND_LOOK_WEIGHT = 0.5  # an index box's reading beside the card's corner regions (the same pixels, looked at again)
 OWN_INDEX_ZONE = 0.22  # a card's own index lies within this share of its sides from one of its corners; one further
 # in is read as a lone index (another card's on it; session 50). In calibration fonts' labels: all 1,712 own indices of
-# 40 hands per deck within 0.203, and all but 11 of 3,840 in 150 start rows per deck (at most 0.262); 76 % of other
+# 40 hands per deck within 0.203, and all but 11 of 3,840 in 150 start rows per deck (at most 0.262); 75-76 % of other
 # cards' visible indices inside a hand card's outline lie outside the zones. A lone read naming a card read whole goes.
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
 FACE_WEIGHT = 1.0  # the face look: the face reader's reading of a card's middle (other pixels, another network)
