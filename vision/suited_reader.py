@@ -446,7 +446,7 @@ class SuitedReader:
 
 @dataclass
 class SuitedRead:
-    kind: str  # "card" (a whole card) or "index" (a corner index outside every whole card)
+    kind: str  # "card" (a whole card) or "index" (a corner index that is no found card's own: in_corner_zone)
     corners: np.ndarray
     probs: np.ndarray
     confidence: float
