@@ -152,8 +152,7 @@ def in_corner_zone(quad: np.ndarray, point, zone: float = OWN_INDEX_ZONE) -> boo
     if abs(float(np.linalg.det(m))) < 1e-9:
         return False
     u, v = np.linalg.solve(m, np.asarray(point, np.float64) - q[0])
-    return bool(-zone < u < 1 + zone and -zone < v < 1 + zone and min(abs(u), abs(1 - u)) < zone
-                and min(abs(v), abs(1 - v)) < zone)
+    return bool(min(abs(u), abs(1 - u)) < zone and min(abs(v), abs(1 - v)) < zone)
 
 
 def quarter_turns(quad: np.ndarray) -> list[np.ndarray]:
