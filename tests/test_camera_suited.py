@@ -501,3 +501,44 @@ def test_real_bidly_through_the_scan_scores_each_labelled_index_box(tmp_path):
     st2 = real_bidly_scan(scanner, tmp_path)
     assert st2["images"] == 2 and st2["wrong_confident"] >= st["right"]
     assert st2["right_pct"] == round(100 * st2["right"] / st2["indices"], 2)
+
+
+def test_real_photo_scores_resolved_take_a_read_in_two_labelled_boxes_as_the_one_it_names(tmp_path):
+    """Labelled boxes overlap on real photos (edje-pinochle's are whole visible cards): a right read of one card can
+    lie in its neighbour's box too. The strict count calls it a mistake in the neighbour's box; ``resolved`` takes
+    it as the read of the box whose label it names, and changes nothing else."""
+    from vision.suited_bench import real_bidly_scan, real_edje
+    from vision.suited_reader import SuitedScanner
+
+    scenes, write = _edje_like(tmp_path)
+    h, w = scenes[0].image.shape[:2]
+    write("a", scenes[0], "train", extra=[(0.0, 0.0, float(w), float(h))])  # a "9" box around the whole photo
+    scanner = SuitedScanner("standard52")
+    st = real_edje(scanner, tmp_path)
+    r = st["resolved"]
+    assert st["cards"] == len(scenes[0].cards) + 1
+    assert r["right"] + r["wrong_confident"] + r["unread"] == st["cards"]
+    ranks = {c.card[:-1] for c in scenes[0].cards}
+    assert len(ranks) >= 2 and st["right"] >= 2
+    # strictly, the big box holds reads naming other ranks than 9: a mistake; resolved, each is its own box's read
+    assert st["wrong_confident"] == 1 and r["wrong_confident"] == 0
+    assert r["right"] == st["right"] + ("9" in ranks)  # the big box is right only if some card there is a 9
+    assert st["by_split"]["train"]["resolved"] == r
+
+    # bidly: a box round the whole photo labelled with a card that is not there
+    folder = tmp_path / "bidly"
+    folder.mkdir()
+    sc = scenes[0]
+    boxes = [{"label": c.card, "box": [float(v) for v in (*q.min(0), *q.max(0))]}
+             for c in sc.cards for q, v in zip(c.index_quads, c.index_visible) if v >= 0.9]
+    absent = next(x for x in ("2S", "3S", "4S", "5S") if x not in {c.card for c in sc.cards})
+    cv2.imwrite(str(folder / "a.jpg"), sc.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    (folder / "a.json").write_text(json.dumps({"image": "a.jpg", "cards": boxes}))
+    base = real_bidly_scan(scanner, tmp_path)
+    assert base["resolved"]["wrong_confident"] == base["wrong_confident"] == 0
+    assert base["resolved"]["right"] == base["right"] >= 2
+    boxes.append({"label": absent, "box": [0.0, 0.0, float(w), float(h)]})
+    (folder / "a.json").write_text(json.dumps({"image": "a.jpg", "cards": boxes}))
+    b = real_bidly_scan(scanner, tmp_path)
+    assert b["wrong_confident"] == 1 and b["resolved"]["wrong_confident"] == 0
+    assert b["resolved"]["right"] == b["right"] == base["right"] and b["resolved"]["unread"] == base["unread"] + 1
