@@ -70,9 +70,6 @@ SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are le
 FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
 # whole card, session 46, 720 calibration scenes by the bars' rule: standard52 3,214 exact / 10 wrong against 3,219 /
 # 11, island54 3,725 / 10 against 3,725 / 13: no more cards read, so not kept)
-REGION_WEIGHT = 0.5  # the region look: an unsure lone index's card's corner region around its box, its evidence
-# multiplied in at this weight times its P(an index is here), where it names the same card (session 51; the same
-# look without that agreement, session 50, was withdrawn: see region look below)
 TURNED_LOOK = (-45, -30, -15, 15, 30, 45)  # the turned look: an unsure lone index's box again, turned this many
 # degrees about its centre (80 calibration scenes, standard52 / island54 exact: none 250 / 273; +-15, 30: 273 / 293;
 # +-15, 30, 45: 276 / 295; +-10, 20, 30: 276 / 294; +-20, 40: 272 / 295; the bars unchanged, 0 / 2 wrong throughout)
@@ -514,7 +511,6 @@ class SuitedScanner:
         self.second_look = bool(self.reader.thresholds.get("second_look", False))
         self.grown_look = bool(self.reader.thresholds.get("grown_look", False))
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
-        self.region_look = bool(self.reader.thresholds.get("region_look", False))
         self.index_min = float(self.reader.thresholds["index"])
         self.card_rank_min = float(self.reader.thresholds["card_rank"])
         self.index_rank_min = float(self.reader.thresholds["index_rank"])
@@ -624,27 +620,6 @@ class SuitedScanner:
         for n, i in best.items():
             lone_reads[n] = self._read("index", boxes[i], probs[i] / probs[i].sum())
 
-    def _region_look(self, bgr, lone_reads, lone_none) -> None:
-        """Lone indices not read with confidence after the turned look: the corner region their card would have
-        around the box (``vision.corner.index_region``, as the Pirate's Bluff corner path reads a fan's index; the
-        reader learned corner regions, a third of them with only the top-left index showing) is read too. Where the
-        region's likeliest card is the index's own likeliest, its evidence multiplies in at REGION_WEIGHT times its
-        P(an index is here); where the two views disagree the read stays as it was. (Session 50's look without the
-        agreement read more cards on calibration scenes but made more confident mistakes; session 51, 720
-        calibration scenes and 720 fresh ones, kept this one: see models/MODEL_CARD.md.)"""
-        todo = [n for n, rd in enumerate(lone_reads) if rd.probs.max() < SECOND_LOOK_BELOW]
-        if not todo:
-            return
-        probs, p_none = self.reader.read(bgr, [cr.index_region(lone_reads[n].corners) for n in todo])
-        for n, p, pn in zip(todo, probs, p_none):
-            rd = lone_reads[n]
-            if int(p.argmax()) != int(rd.probs.argmax()):
-                continue  # the two views disagree: no evidence taken from the region
-            lp = (np.log(np.maximum(rd.probs, 1e-12))
-                  + REGION_WEIGHT * (1 - pn) * np.log(np.maximum(p / p.sum(), 1e-12)))
-            q = np.exp(lp - lp.max())
-            lone_reads[n] = self._read("index", rd.corners, q / q.sum())
-
     def scan(self, bgr: np.ndarray) -> list[SuitedRead]:
         from vision.detect import _overlap, card_outlines, unique_cards
         from vision.geometry import upright_quad
@@ -719,8 +694,6 @@ class SuitedScanner:
             lone_none.append(float(pn[t]))
         if self.turned_look:
             self._turned_look(bgr, lone_reads, lone_none)
-        if self.region_look:
-            self._region_look(bgr, lone_reads, lone_none)
         # the detector can find one index twice in boxes turned apart: the less sure of two that lie within half
         # an index of one another goes
         # ... and an index naming a card already read whole is that card again (an outline snapped a little inside
@@ -996,13 +969,13 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     rep["calibration_scene_count"] = {"layouts": calib_scenes, "hands": calib_hands}
     scanner = SuitedScanner(deck, out, threads=threads)
 
-    def trial(second: bool, grown: bool, turned: bool = False, face: bool = False, region: bool = False):
+    def trial(second: bool, grown: bool, turned: bool = False, face: bool = False):
         """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
         scanner.second_look, scanner.grown_look, scanner.turned_look = second, grown, turned
-        scanner.face_look, scanner.region_look = face, region
+        scanner.face_look = face
         cal = scene_conf_right(scanner, scenes)
         th = {**choose_thresholds(cal), "second_look": second, "grown_look": grown, "turned_look": turned,
-              "face_look": face, "region_look": region}
+              "face_look": face}
         scanner.card_min, scanner.index_min = th["card"], th["index"]
         scanner.card_rank_min, scanner.index_rank_min = th["card_rank"], th["index_rank"]
         return th, cal, score_rows([r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))])
@@ -1025,15 +998,11 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
         rep["calibration_scenes_with_face_look"] = face[2]
         if face[2]["exact"] > st["exact"]:
             th, cal, st = face
-    region = trial(look, th["grown_look"], th["turned_look"], th["face_look"], True)  # unsure lone indices' regions
-    rep["calibration_scenes_with_region_look"] = region[2]
-    if region[2]["exact"] > st["exact"]:
-        th, cal, st = region
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
                              "index, and the rank alone of each: its probability summed over the suits); the "
                              "second look, then the grown look, then the turned look, then the face look (where the deck has a face "
-                             "reader), then the region look, each kept only if it reads "
+                             "reader), each kept only if it reads "
                              "more cards exactly on the calibration scenes")
     rep["calibration_scenes_without_second_look"] = tried[False][2]
     rep["calibration_scenes_with_second_look"] = tried[True][2]
