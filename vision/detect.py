@@ -283,20 +283,27 @@ class Detector:
         else:
             raise ValueError(f"unknown backend {backend!r}")
 
-    def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25):
+    def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = ()):
         """Detections as ``__call__``; a frame whose cards look larger than a tablet over the table sees them (its
         index boxes' median long side in the input over ZOOM_FROM times INDEX_PX: a photo taken close up) is detected
         again shrunk so that that median is INDEX_PX (at most MAX_ZOOM times), and the two passes' boxes are pooled:
-        of two boxes at one place (``same_place``), the surer is kept."""
+        of two boxes at one place (``same_place``), the surer is kept. A frame with no index box at 0.5 at all is
+        detected again shrunk by each zoom in ``nothing_found`` (a card so close that the detector finds nothing
+        on it), pooled the same way."""
         dets = self(bgr, conf_thres)
         if self.backend == "ultralytics":
             return dets
         h, w = bgr.shape[:2]
         s = min(self.size[0] / w, self.size[1] / h)
         ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
-        if not ix or float(np.median(ix)) <= ZOOM_FROM * INDEX_PX:
+        if not ix:
+            if not nothing_found:
+                return dets
+            more = [d for z in nothing_found for d in self(bgr, conf_thres, z)]
+        elif float(np.median(ix)) <= ZOOM_FROM * INDEX_PX:
             return dets
-        more = self(bgr, conf_thres, min(float(np.median(ix)) / INDEX_PX, MAX_ZOOM))
+        else:
+            more = self(bgr, conf_thres, min(float(np.median(ix)) / INDEX_PX, MAX_ZOOM))
         out: list = []
         for d in sorted(dets + more, key=lambda d: -d[1]):  # of two boxes at one place, the surer
             if not any(same_place(o, d) for o in out):
