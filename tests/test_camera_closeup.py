@@ -84,3 +84,49 @@ def test_close_ups_read_more_cards_with_the_second_look_and_none_wrongly(monkeyp
         tally[zoom_from] = (right, wrong)
     assert tally[D.ZOOM_FROM][1] == 0 and tally[float("inf")][1] == 0
     assert tally[D.ZOOM_FROM][0] > tally[float("inf")][0], tally
+
+
+def _single_card(seed: int):
+    """One card of a calibration-font starting row, cut out with a margin and blown up to fill a 640 px high frame
+    (a phone held over one card): the image and the card."""
+    s = make_scene(seed, "start", fonts=split_fonts("calibration"))
+    c = s.cards[0]
+    (x0, y0), (x1, y1) = c.quad.min(0), c.quad.max(0)
+    m = 0.25 * (y1 - y0)
+    x0, y0, x1, y1 = int(max(0, x0 - m)), int(max(0, y0 - m)), int(min(1280, x1 + m)), int(min(720, y1 + m))
+    crop = np.ascontiguousarray(s.image[y0:y1, x0:x1])
+    f = 640 / crop.shape[0]
+    return cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC), c, s
+
+
+def test_the_look_out_pass_runs_only_where_the_first_pass_found_no_index():
+    det = Detector(D.MODELS / "card_det.onnx", "ort", 2)
+    s = make_scene(3, "start", HELD_OUT_SURFACES, fonts=split_fonts("held_out"))
+    assert det.at_table_scale(s.image, nothing_found=D.LOOK_OUT) == det(s.image)  # indices found: one pass
+    img, _c, _s = _single_card(9_300_000)
+    plain = det(img)
+    assert not any(d[0] == 1 and d[1] >= 0.5 for d in plain)  # a card this close: no index found
+    looked = det.at_table_scale(img, nothing_found=D.LOOK_OUT)
+    more = [d for z in D.LOOK_OUT for d in det(img, 0.25, z)]
+    assert any(d[0] == 1 and d[1] >= 0.5 for d in looked)
+    assert all(d in plain or d in more for d in looked)
+    assert not any(same_place(a, b) for i, a in enumerate(looked) for b in looked[i + 1:])
+    assert det.at_table_scale(img) == plain  # without zooms to look out with, nothing more
+
+
+def test_a_single_card_photographed_close_up_is_read_by_looking_out():
+    """A phone held over one card: the detector's first pass finds nothing on most of these, and the card is not
+    read; the look-out pass (``Scanner.look_out``) finds and reads it, and names no card wrongly."""
+    sc = Scanner("ort", reader="corner")
+    assert sc.look_out == D.LOOK_OUT
+    tally = {}
+    for look_out in ((), D.LOOK_OUT):
+        sc.look_out = look_out
+        right = 0
+        for seed in range(9_300_000, 9_300_010):
+            img, c, s = _single_card(seed)
+            named = [(p.rank, p.letter) for p in sc.scan(img)[0] if p.kind == "card" and p.code is not None]
+            right += (c.rank, c.letter) in named
+            assert set(named) <= {(g.rank, g.letter) for g in s.cards}  # no card that is not there
+        tally[look_out] = right
+    assert tally[D.LOOK_OUT] >= tally[()] + 4, tally

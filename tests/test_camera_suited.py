@@ -207,16 +207,16 @@ def test_committed_model_reads_indices_in_fans_and_trick_piles(deck):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("deck", SUITED)
-def test_a_card_photographed_close_up_is_found_by_looking_again_zoomed_out(deck, monkeypatch):
+def test_a_card_photographed_close_up_is_found_by_looking_again_zoomed_out(deck):
     """A single card filling the frame (a photo taken close up): the detector's first pass finds no index on it, so
-    the pass triggered by the found indices' size never runs; the frame is detected again shrunk (LOOK_OUT) and the
+    the pass triggered by the found indices' size never runs; the frame is detected again shrunk (``look_out``) and the
     card is read. Without that look most of these cards are not read at all."""
     import vision.suited_reader as sr
     from vision.synth.suited import make_deck_scene
 
     sc = sr.SuitedScanner(deck)
-    assert sr.LOOK_OUT
-    read = {(): 0, sr.LOOK_OUT: 0}
+    assert sc.look_out
+    read = {(): 0, sc.look_out: 0}
     nothing = 0
     for seed in range(8):
         s = make_deck_scene(seed, deck, "start")
@@ -228,7 +228,7 @@ def test_a_card_photographed_close_up_is_found_by_looking_again_zoomed_out(deck,
         img = cv2.resize(crop, None, fx=640 / crop.shape[0], fy=640 / crop.shape[0], interpolation=cv2.INTER_CUBIC)
         nothing += not any(d[0] == 1 and d[1] >= 0.5 for d in sc.detector(img, 0.25))
         for zooms in read:
-            monkeypatch.setattr(sr, "LOOK_OUT", zooms)
+            sc.look_out = zooms
             reads = [r.to_json() for r in sc.scan(img)]
             read[zooms] += any(j["card"] == c.card for j in reads)
             assert all(j["card"] in {None} | {g.card for g in s.cards} for j in reads)  # no card that is not there

@@ -70,11 +70,6 @@ SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are le
 FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
 # whole card, session 46, 720 calibration scenes by the bars' rule: standard52 3,214 exact / 10 wrong against 3,219 /
 # 11, island54 3,725 / 10 against 3,725 / 13: no more cards read, so not kept)
-LOOK_OUT = (2.0, 3.0)  # a frame whose first detector pass holds no index box at 0.5 is detected again this many
-# times shrunk (a single card photographed so close that the detector finds nothing on it; the pass triggered by the
-# found indices' size never runs there). Session 51, chosen on edje-pinochle's train photos (standard52, 524 cards):
-# 459 -> 493 right, 5 confident mistakes both (a read naming another labelled box that holds it taken as that box's:
-# 462 -> 496, 1 both); (2,): 492, (3,): 492, (2, 3, 4): 492. It fired on 42 of the 295 photos.
 TURNED_LOOK = (-45, -30, -15, 15, 30, 45)  # the turned look: an unsure lone index's box again, turned this many
 # degrees about its centre (80 calibration scenes, standard52 / island54 exact: none 250 / 273; +-15, 30: 273 / 293;
 # +-15, 30, 45: 276 / 295; +-10, 20, 30: 276 / 294; +-20, 40: 272 / 295; the bars unchanged, 0 / 2 wrong throughout)
@@ -503,7 +498,7 @@ class SuitedScanner:
     fan, a trick pile) are read from their index box in the four quarter turns."""
 
     def __init__(self, deck: str, models: Path | None = None, threads: int = 2, profile=None):
-        from vision.detect import Detector
+        from vision.detect import LOOK_OUT, Detector
 
         models = Path(models or MODELS)
         self.codes = deck_codes(deck)
@@ -516,6 +511,7 @@ class SuitedScanner:
         self.second_look = bool(self.reader.thresholds.get("second_look", False))
         self.grown_look = bool(self.reader.thresholds.get("grown_look", False))
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
+        self.look_out = LOOK_OUT  # a frame where the detector found no index: detected again zoomed out
         self.index_min = float(self.reader.thresholds["index"])
         self.card_rank_min = float(self.reader.thresholds["card_rank"])
         self.index_rank_min = float(self.reader.thresholds["index_rank"])
@@ -629,7 +625,7 @@ class SuitedScanner:
         from vision.detect import _overlap, card_outlines, unique_cards
         from vision.geometry import upright_quad
 
-        dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), LOOK_OUT)
+        dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out)
         cards = sorted([d for d in dets if d[0] == 0 and d[1] >= CARD_DET_MIN], key=lambda d: -d[1])
         idx = [d for d in dets if d[0] == 1 and d[1] >= INDEX_DET_MIN]
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
