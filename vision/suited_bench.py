@@ -122,7 +122,14 @@ def real_bidly_scan(scanner, root: Path) -> dict:
     its card (rank and suit) and no covering read names another card or another rank; wrong with confidence: some
     covering read names another card, or (a read sure of its rank alone) another rank; else unread. ``found``: the
     box is covered by some read, named or not (the detector's part). A whole card whose outline spans two cards
-    of a fan covers the other card's index too, and counts as wrong there."""
+    of a fan covers the other card's index too, and counts as wrong there; ``resolved`` counts it as that card's
+    read wherever it also covers that card's own labelled box."""
+    def covers(r, box):
+        x0, y0, x1, y1 = box
+        ctr = ((x0 + x1) / 2, (y0 + y1) / 2)
+        return (x0 <= r.center[0] <= x1 and y0 <= r.center[1] <= y1
+                or cv2.pointPolygonTest(r.corners.reshape(-1, 1, 2).astype(np.float32), ctr, False) >= 0)
+
     st = {"images": 0, "indices": 0, "found": 0, "right": 0, "wrong_confident": 0, "unread": 0}
     res = {"right": 0, "wrong_confident": 0, "unread": 0}
     for js in sorted((root / "bidly").glob("*.json")):
@@ -132,13 +139,6 @@ def real_bidly_scan(scanner, root: Path) -> dict:
             continue
         st["images"] += 1
         reads = [(r, r.to_json()) for r in scanner.scan(img)]
-
-        def covers(r, box):
-            x0, y0, x1, y1 = box
-            ctr = ((x0 + x1) / 2, (y0 + y1) / 2)
-            return (x0 <= r.center[0] <= x1 and y0 <= r.center[1] <= y1
-                    or cv2.pointPolygonTest(r.corners.reshape(-1, 1, 2).astype(np.float32), ctr, False) >= 0)
-
         for c in lab["cards"]:
             cover = [(r, j) for r, j in reads if covers(r, c["box"])]
             named = [(r, j, j["card"] or j["rank"]) for r, j in cover if j["rank"] is not None]
@@ -160,7 +160,11 @@ def real_bidly_scan(scanner, root: Path) -> dict:
 def real_edje(scanner, root: Path) -> dict:
     """Whole-card boxes of edje-pinochle/ (rank only): the photo scanned; reads whose centre lies in the box.
     ``found``: the box holds some read, named or not (the detector's part); ``by_split``: the same counts for the
-    source's own train and test splits (a reader tuned on the train photos is scored on the test photos only)."""
+    source's own train and test splits (a reader tuned on the train photos is scored on the test photos only);
+    ``resolved``: the same, with a read naming another labelled box that holds it taken as that box's read."""
+    def within(r, box):
+        return box[0] <= r.center[0] <= box[2] and box[1] <= r.center[1] <= box[3]
+
     def empty():
         return {"images": 0, "cards": 0, "found": 0, "right": 0, "wrong_confident": 0, "unread": 0,
                 "resolved": {"right": 0, "wrong_confident": 0, "unread": 0}}
@@ -176,9 +180,6 @@ def real_edje(scanner, root: Path) -> dict:
         reads = scanner.scan(img)
         for t in (st, sp):
             t["images"] += 1
-        def within(r, box):
-            return box[0] <= r.center[0] <= box[2] and box[1] <= r.center[1] <= box[3]
-
         for c in lab["cards"]:
             rank = c["label"][:-1]
             inside = [r for r in reads if within(r, c["box"])]
