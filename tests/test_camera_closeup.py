@@ -11,6 +11,8 @@ from vision.fonts import split_fonts
 from vision.synth.scene import make_scene
 from vision.synth.surfaces import HELD_OUT_SURFACES
 
+from closeups import one_card_close_up
+
 
 def _closeup(seed: int, z: float):
     """A held-out-font starting row, its middle 1/z cut out and blown up to 1280 x 720 (a closer camera): the
@@ -87,16 +89,9 @@ def test_close_ups_read_more_cards_with_the_second_look_and_none_wrongly(monkeyp
 
 
 def _single_card(seed: int):
-    """One card of a calibration-font starting row, cut out with a margin and blown up to fill a 640 px high frame
-    (a phone held over one card): the image and the card."""
+    """One card of a calibration-font starting row, blown up to fill the frame: the image, the card, the scene."""
     s = make_scene(seed, "start", fonts=split_fonts("calibration"))
-    c = s.cards[0]
-    (x0, y0), (x1, y1) = c.quad.min(0), c.quad.max(0)
-    m = 0.25 * (y1 - y0)
-    x0, y0, x1, y1 = int(max(0, x0 - m)), int(max(0, y0 - m)), int(min(1280, x1 + m)), int(min(720, y1 + m))
-    crop = np.ascontiguousarray(s.image[y0:y1, x0:x1])
-    f = 640 / crop.shape[0]
-    return cv2.resize(crop, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC), c, s
+    return one_card_close_up(s), s.cards[0], s
 
 
 def test_the_look_out_pass_runs_only_where_the_first_pass_found_no_index():

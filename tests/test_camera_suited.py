@@ -212,6 +212,7 @@ def test_a_card_photographed_close_up_is_found_by_looking_again_zoomed_out(deck)
     the pass triggered by the found indices' size never runs; the frame is detected again shrunk (``look_out``) and the
     card is read. Without that look most of these cards are not read at all."""
     import vision.suited_reader as sr
+    from closeups import one_card_close_up
     from vision.synth.suited import make_deck_scene
 
     sc = sr.SuitedScanner(deck)
@@ -220,12 +221,7 @@ def test_a_card_photographed_close_up_is_found_by_looking_again_zoomed_out(deck)
     nothing = 0
     for seed in range(8):
         s = make_deck_scene(seed, deck, "start")
-        c = s.cards[0]
-        (x0, y0), (x1, y1) = c.quad.min(0), c.quad.max(0)
-        m = 0.25 * (y1 - y0)
-        x0, y0, x1, y1 = int(max(0, x0 - m)), int(max(0, y0 - m)), int(min(1280, x1 + m)), int(min(720, y1 + m))
-        crop = s.image[y0:y1, x0:x1]
-        img = cv2.resize(crop, None, fx=640 / crop.shape[0], fy=640 / crop.shape[0], interpolation=cv2.INTER_CUBIC)
+        c, img = s.cards[0], one_card_close_up(s)
         nothing += not any(d[0] == 1 and d[1] >= 0.5 for d in sc.detector(img, 0.25))
         for zooms in read:
             sc.look_out = zooms
