@@ -503,7 +503,7 @@ class Scanner:
             self.card_min = CARD_DET_MIN
         self.card_conf = CARD_MIN if self.mode == "index" else (CORNER_CARD_MIN if profile is None else TAUGHT_CARD_MIN)
         self.fan_conf = FAN_CORNER_MIN if profile is None else TAUGHT_FAN_MIN
-        self.look_out = LOOK_OUT  # a frame where the detector found no index: detected again zoomed out
+        self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
         # step 3 of scan (an unsure card's middle and grown corners) is the untaught corner reader's (a taught deck's
         # heads were fitted on its corners as the first views see them)
         self.reread = self.mode == "corner" and self.corner is not None and profile is None

@@ -511,7 +511,7 @@ class SuitedScanner:
         self.second_look = bool(self.reader.thresholds.get("second_look", False))
         self.grown_look = bool(self.reader.thresholds.get("grown_look", False))
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
-        self.look_out = LOOK_OUT  # a frame where the detector found no index: detected again zoomed out
+        self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
         self.index_min = float(self.reader.thresholds["index"])
         self.card_rank_min = float(self.reader.thresholds["card_rank"])
         self.index_rank_min = float(self.reader.thresholds["index_rank"])
