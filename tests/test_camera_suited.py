@@ -376,9 +376,10 @@ def test_committed_models_stay_small():
         assert f"{deck}_reader.onnx" not in sizes  # only the int8 model is committed
         rep = json.loads((MODELS / f"{deck}_reader.json").read_text())
         assert rep["deck"] == deck and rep["thresholds"]["card"] >= 0.5 and rep["reliability_cards"]
-    # 24 MiB: 20 until 2026-11-26, when the suited decks got a detector of their own (card_det_suited, 3.5 MB;
-    # the Pirate's Bluff corner path keeps card_det_decks, which reads its calibration scenes better)
-    assert sum(sizes.values()) <= 24 * 1024 * 1024
+    # 26 MiB: 20 until 2026-11-26, when the suited decks got a detector of their own (card_det_suited, 3.5 MB;
+    # the Pirate's Bluff corner path keeps card_det_decks, which reads its calibration scenes better); 24 until
+    # 2026-11-28 (session 52), when island54's reader got deeper (int8 0.17 -> 0.55 MB, state dict 0.6 -> 2.1 MB)
+    assert sum(sizes.values()) <= 26 * 1024 * 1024
 
 
 def _edje_like(tmp_path):
