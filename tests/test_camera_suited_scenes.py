@@ -13,6 +13,11 @@ from vision.synth.suited import PPM, make_deck_scene
 from vision.synth.surfaces import HELD_OUT_SURFACES
 
 DECKS = ("island54", "standard52")
+# The generator keeps a layout when every card shows a corner index at least 90 % uncovered, measured on the cards'
+# outlines drawn from their size in mm (vision.synth.suited._masks); the labels measure it again on the rendered
+# faces' masks, which rasterise a little differently (found in CI: island54 hand, seed 2532, 0.896). So a label
+# may sit just under 0.9; an index that is really covered is far under it.
+SHOWN = 0.88
 
 
 @pytest.mark.parametrize("deck", DECKS)
@@ -86,7 +91,7 @@ def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layo
     assert any(c.card_visible < 0.9 for c in sc.cards)  # the others overlap
     gray = cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY)
     for c in sc.cards:
-        assert max(c.index_visible) >= 0.9, (c.card, c.index_visible)  # only a corner index may show
+        assert max(c.index_visible) >= SHOWN, (c.card, c.index_visible)  # only a corner index may show
         for q, v in zip(c.index_quads, c.index_visible):
             if v > 0.95:  # ink where a visible index is
                 x0, y0 = np.maximum(np.floor(q.min(0)).astype(int), 0)
@@ -97,6 +102,7 @@ def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layo
 
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10**6), deck=st.sampled_from(DECKS))
+@example(seed=2532, deck="island54")  # found in CI: a lower card's index label at 0.896 (SHOWN)
 @example(seed=46612, deck="standard52")  # found in CI: a hand with two "10"s; its 6 lies 3.05 of its own index widths on
 def test_a_hand_held_tight_shows_each_card_by_its_index_beside_its_neighbours(seed, deck):
     sc = make_deck_scene(seed, deck, "hand")
@@ -107,7 +113,7 @@ def test_a_hand_held_tight_shows_each_card_by_its_index_beside_its_neighbours(se
     width = max(float(np.linalg.norm(c.index_quads[0][1] - c.index_quads[0][0])) for c in sc.cards)
     for lower, upper in zip(sc.cards, sc.cards[1:]):
         assert lower.card_visible < 0.45  # a strip of it shows
-        assert max(lower.index_visible) >= 0.9, (lower.card, lower.index_visible)  # its corner index does
+        assert max(lower.index_visible) >= SHOWN, (lower.card, lower.index_visible)  # its corner index does
         a, b = lower.index_quads[0], upper.index_quads[0]
         assert float(np.linalg.norm(a.mean(0) - b.mean(0))) < 3 * width  # the next index lies close beside it
 
