@@ -571,3 +571,13 @@ def test_real_photo_scores_resolved_take_a_read_in_two_labelled_boxes_as_the_one
     b = real_bidly_scan(scanner, tmp_path)
     assert b["wrong_confident"] == 1 and b["resolved"]["wrong_confident"] == 0
     assert b["resolved"]["right"] == b["right"] == base["right"] and b["resolved"]["unread"] == base["unread"] + 1
+
+
+def test_the_suited_bench_runs_with_no_timing_frames():
+    """``--frames 0``: the figures without a timing (it once failed on an empty frame list)."""
+    from vision.suited_bench import bench
+
+    lines = []
+    res = bench(("standard52",), scenes=1, overlap_scenes=1, frames=0, real=False, hand_scenes=0, out=lines.append)
+    assert "timing" not in res["standard52"] and res["standard52"]["start"]["scenes"] == 1
+    assert lines and not any("timing" in s for s in lines)
