@@ -277,6 +277,8 @@ def test_any_command_line_parses_or_is_one_line(argv):
      "--init /no/such/island54_reader.pt: not a reader's state dict (.pt) or exported reader (.onnx)"),
     (["vision.suited_reader", "--deck", "island54", "--init", "README.md"], "--init README.md: not a reader's"),
     (["vision.suited_bench", "--threads", "0"], "python -m vision.suited_bench: argument --threads: must be 1..256"),
+    (["vision.suited_bench", "--far-scenes", "-1"], "python -m vision.suited_bench: argument --far-scenes: must be >= 0"),
+    (["vision.suited_bench", "--far-scenes", "٣"], "python -m vision.suited_bench: argument --far-scenes:"),
     (["companion.table_server.bench", "--phones", "0"], "python -m companion.table_server.bench: argument --phones:"),
     (["companion.table_server.bench", "--rounds", "1e3"], "python -m companion.table_server.bench: argument --rounds:"),
     (["companion.table_server", "--port", "1"], "python -m companion.table_server: unrecognized arguments"),

@@ -109,6 +109,18 @@ LOOK_OUT = (2.0, 3.0)  # a frame whose first detector pass holds no index box at
 # (Scanner, SuitedScanner: ``look_out``); every calibration scene of either read the same with it (suited 720 per deck,
 # Pirate's Bluff 600 start + 200 fan scenes), and Pirate's Bluff cards cut out and blown up to fill the frame read
 # 17 of 20 against 3. An empty table costs the two passes too (12.5 -> 38.2 ms a frame, suited, AMD EPYC 2 threads).
+ZOOM_IN_BELOW = 9.0  # a frame whose found indices (score >= 0.5) have a median long side under this many px in the
+# detector's input (a camera further from the table than the tablet over it) is detected again in 2 x 2
+# overlapping tiles, each TILE of the frame (about 1.7 times the first pass's scale); opt-in (``zoom_in``: the suited
+# scanner's). Suited calibration scenes' per-frame medians: 5th percentile 9.8-10.4 px, median 14 px; at half size
+# (a camera twice as far) 8.8-9.0 px (session 51)
+ZOOM_IN_CARD_PX = 65.0  # ... or whose found cards (score >= 0.5) have a median long side under this many px: 60
+# calibration-font suited scenes (seeds 7,500,000+, standard52): cards' medians 5th-95th percentile 69.9-118.7 px as
+# they are, 40.9-62.4 at half size (indices 10.3-21.2 against 7.1-10.8; 11 of the 60 far frames have no index at 0.5)
+ZOOM_IN_NOT_FROM = 12.0  # ... unless the found indices' median is at least this: then the cards are not small (on
+# close-up photos of edje-pinochle's train split one spurious small card box set the card rule off; session 53)
+TILE = 0.575
+TILE_EDGE_PX = 2.0  # a tile's box whose corner lies this near (or past) an inner edge of the tile is cut: dropped
 
 
 @dataclass
@@ -291,31 +303,62 @@ class Detector:
         else:
             raise ValueError(f"unknown backend {backend!r}")
 
-    def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = ()):
+    def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = (),
+                       zoom_in: bool = False):
         """Detections as ``__call__``; a frame whose cards look larger than a tablet over the table sees them (its
         index boxes' median long side in the input over ZOOM_FROM times INDEX_PX: a photo taken close up) is detected
         again shrunk so that that median is INDEX_PX (at most MAX_ZOOM times), and the two passes' boxes are pooled:
         of two boxes at one place (``same_place``), the surer is kept. A frame with no index box at 0.5 at all is
         detected again shrunk by each zoom in ``nothing_found`` (a card so close that the detector finds nothing
-        on it), pooled the same way."""
+        on it), pooled the same way. ``zoom_in``: a frame that ``looks_far`` (a camera further from the table) is
+        detected again in tiles (``tiled``), pooled the same way (beside the look-out passes, where it has no
+        index box at 0.5)."""
         dets = self(bgr, conf_thres)
         if self.backend == "ultralytics":
             return dets
         h, w = bgr.shape[:2]
         s = min(self.size[0] / w, self.size[1] / h)
         ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
+        more = self.tiled(bgr, conf_thres) if zoom_in and self.looks_far(dets, bgr.shape) else []
         if not ix:
-            if not nothing_found:
-                return dets
-            more = [d for z in nothing_found for d in self(bgr, conf_thres, z)]
-        elif float(np.median(ix)) <= ZOOM_FROM * INDEX_PX:
+            more += [d for z in nothing_found for d in self(bgr, conf_thres, z)]
+        elif float(np.median(ix)) > ZOOM_FROM * INDEX_PX:
+            more += self(bgr, conf_thres, min(float(np.median(ix)) / INDEX_PX, MAX_ZOOM))
+        if not more:
             return dets
-        else:
-            more = self(bgr, conf_thres, min(float(np.median(ix)) / INDEX_PX, MAX_ZOOM))
         out: list = []
         for d in sorted(dets + more, key=lambda d: -d[1]):  # of two boxes at one place, the surer
             if not any(same_place(o, d) for o in out):
                 out.append(d)
+        return out
+
+    def looks_far(self, dets, shape) -> bool:
+        """Whether a frame's first-pass detections (score >= 0.5) look as a camera further from the table sees
+        them: the cards' median long side in the detector's input under ZOOM_IN_CARD_PX (and the indices', if any,
+        under ZOOM_IN_NOT_FROM), or the indices' under ZOOM_IN_BELOW."""
+        s = min(self.size[0] / shape[1], self.size[1] / shape[0])
+        cx = [max(d[4], d[5]) * s for d in dets if d[0] == 0 and d[1] >= 0.5]
+        ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
+        if ix and float(np.median(ix)) >= ZOOM_IN_NOT_FROM:
+            return False  # the indices found say the cards are not small (a spurious small card box, a close-up)
+        return bool((cx and float(np.median(cx)) < ZOOM_IN_CARD_PX) or (ix and float(np.median(ix)) < ZOOM_IN_BELOW))
+
+    def tiled(self, bgr: np.ndarray, conf_thres: float = 0.25):
+        """Detections from 2 x 2 overlapping tiles of the frame, each TILE of its width and height (so each
+        is seen larger than the whole frame is), in frame coordinates. A box that an inner edge of its tile cuts
+        (a corner within TILE_EDGE_PX of it, or past it) is dropped: the tile holds part of that object, and the
+        overlap gives the whole object to a neighbouring tile."""
+        h, w = bgr.shape[:2]
+        tw, th = int(round(TILE * w)), int(round(TILE * h))
+        out = []
+        for x0 in (0, w - tw):
+            for y0 in (0, h - th):
+                for c, p, cx, cy, bw, bh, r in self(bgr[y0:y0 + th, x0:x0 + tw], conf_thres):
+                    pts = cv2.boxPoints(((cx, cy), (bw, bh), math.degrees(r)))
+                    cut = ((pts[:, 0].max() >= tw - TILE_EDGE_PX if x0 == 0 else pts[:, 0].min() <= TILE_EDGE_PX)
+                           or (pts[:, 1].max() >= th - TILE_EDGE_PX if y0 == 0 else pts[:, 1].min() <= TILE_EDGE_PX))
+                    if not cut:
+                        out.append((c, p, cx + x0, cy + y0, bw, bh, r))
         return out
 
     def __call__(self, bgr: np.ndarray, conf_thres: float = 0.25, zoom: float = 1.0):

@@ -10,6 +10,8 @@ reader, the thresholds chosen on the calibration split):
 - per card that shows itself (whole, or a corner index at least 90 % visible): exact (named right, no confident
   read says otherwise), recall (found at all), wrong with confidence, unreadable (found, nothing confident), and
   confident reads of nothing (``false_reads``);
+- ``far``: every layout as a camera twice as far from the table sees it (``vision.synth.suited.far_scene``: the
+  frame shrunk to half and set in the middle of its table), the cards half as large in the frame;
 - island54 also on the start scenes turned grey (``start_grey``: no colour, the symbols alone);
 - the median time per 1280x720 frame with 8 cards lying apart (onnxruntime on 2 threads).
 
@@ -27,7 +29,7 @@ Targets (issue 21): >= 97 % exact, >= 99 % recall, <= 0.5 % wrong with confidenc
 photos >= 90 % right, <= 1 % wrong with confidence.
 
     python -m vision.suited_bench [--decks standard52,island54] [--scenes 120] [--overlap-scenes 120] [--hand-scenes 60]
-                                  [--json OUT]
+                                  [--far-scenes 60] [--json OUT]
 """
 
 from __future__ import annotations
@@ -46,13 +48,16 @@ SEED = 9_100_000  # held-out scene seeds (the calibration scenes start at 5_000_
 TARGETS = {"exact_pct": 97.0, "recall_pct": 99.0, "wrong_confident_pct": 0.5, "ms_per_frame": 40.0}
 
 
-def scenes_section(scanner, deck: str, layouts, n: int, seed: int, fonts, grey: bool = False) -> dict:
-    """``grey``: the frames turned grey (no colour at all: the suit symbol alone must tell the suits apart)."""
-    from vision.synth.suited import make_deck_scene
+def scenes_section(scanner, deck: str, layouts, n: int, seed: int, fonts, grey: bool = False, far: bool = False) -> dict:
+    """``grey``: the frames turned grey (no colour at all: the suit symbol alone must tell the suits apart); ``far``:
+    the scenes as a camera twice as far from the table sees them (``vision.synth.suited.far_scene``)."""
+    from vision.synth.suited import far_scene, make_deck_scene
 
     rows = []
     for i in range(n):
         sc = make_deck_scene(seed + i, deck, layouts[i % len(layouts)], fonts=fonts)
+        if far:
+            sc = far_scene(sc)
         if grey:
             sc.image = cv2.cvtColor(cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         rows += match_reads(sc, scanner.scan(sc.image))
@@ -289,7 +294,7 @@ def _resolved(t: dict) -> str:
 
 
 def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int = 12, real: bool = True,
-          threads: int = 2, out=print, models=None, hand_scenes: int = 60) -> dict:
+          threads: int = 2, out=print, models=None, hand_scenes: int = 60, far_scenes: int = 60) -> dict:
     from vision.fonts import split_fonts
     from vision.realcards import DEFAULT
 
@@ -303,12 +308,15 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
         r["overlaps"] = scenes_section(sc, deck, ("fan", "trick"), overlap_scenes, SEED + 100_000, fonts)
         if hand_scenes:
             r["hands"] = scenes_section(sc, deck, ("hand",), hand_scenes, SEED + 300_000, fonts)
+        if far_scenes:  # a camera twice as far from the table: every layout, the cards half as large in the frame
+            r["far"] = scenes_section(sc, deck, ("start", "fan", "trick", "hand"), far_scenes, SEED + 400_000, fonts,
+                                      far=True)
         if deck == "island54":  # the same start scenes with no colour: the symbols alone
             r["start_grey"] = scenes_section(sc, deck, ("start",), max(1, scenes // 2), SEED, fonts, grey=True)
         if frames:  # --frames 0: no timing (a busy machine's figures would mean nothing)
             r["timing"] = frame_timing(sc, deck, fonts, frames)
         r["bench_s"] = round(time.time() - t0, 1)
-        for sec in ("start", "overlaps", "hands", "start_grey"):
+        for sec in ("start", "overlaps", "hands", "far", "start_grey"):
             if sec not in r:
                 continue
             s = r[sec]
@@ -352,6 +360,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scenes", type=cli_int(0), default=120, help="start scenes per deck")
     ap.add_argument("--overlap-scenes", type=cli_int(0), default=120, help="fan and trick scenes per deck")
     ap.add_argument("--hand-scenes", type=cli_int(0), default=60, help="hands held tight per deck (0: none)")
+    ap.add_argument("--far-scenes", type=cli_int(0), default=60,
+                    help="scenes seen from twice as far per deck, every layout (0: none)")
     ap.add_argument("--frames", type=cli_int(0), default=12, help="8-card frames for the timing")
     ap.add_argument("--threads", type=cli_int(1, 256), default=2)
     ap.add_argument("--no-real", action="store_true", help="skip the real photographs")
@@ -364,7 +374,7 @@ def main(argv=None) -> int:
             print(f"pirate-table: error: --decks: unknown suited deck {x!r} (known: {', '.join(DECKS)})", file=sys.stderr)
             return 2
     res = bench(decks, a.scenes, a.overlap_scenes, a.frames, not a.no_real, a.threads,
-                models=Path(a.models) if a.models else None, hand_scenes=a.hand_scenes)
+                models=Path(a.models) if a.models else None, hand_scenes=a.hand_scenes, far_scenes=a.far_scenes)
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
     return 0

@@ -488,6 +488,10 @@ class SuitedRead:
 # calibration scenes, where it reads more standard and Island cards and the Pirate's Bluff corner path fewer (so that
 # path keeps card_det_decks)
 SUITED_DETECTOR = "card_det_suited"
+ZOOM_IN = True  # the tiled pass for a camera further away (vision.detect.Detector.looks_far, .tiled). Session 53, by
+# rules written first: fresh far calibration scenes (twice as far) 755 -> 1,140 exact, 9 -> 6 wrong (standard52), 983
+# -> 1,432, 2 -> 3 wrong, 4 -> 1 false (island54); at the usual distance it fired on 35 / 34 of 1,440 frames and read
+# more there with no more mistakes; edje-pinochle train unchanged (it fired on one photo)
 
 
 class SuitedScanner:
@@ -512,6 +516,7 @@ class SuitedScanner:
         self.grown_look = bool(self.reader.thresholds.get("grown_look", False))
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
+        self.zoom_in = ZOOM_IN  # a frame whose indices look small (a camera further away): detected again in tiles
         self.index_min = float(self.reader.thresholds["index"])
         self.card_rank_min = float(self.reader.thresholds["card_rank"])
         self.index_rank_min = float(self.reader.thresholds["index_rank"])
@@ -625,7 +630,7 @@ class SuitedScanner:
         from vision.detect import _overlap, card_outlines, unique_cards
         from vision.geometry import upright_quad
 
-        dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out)
+        dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in)
         cards = sorted([d for d in dets if d[0] == 0 and d[1] >= CARD_DET_MIN], key=lambda d: -d[1])
         idx = [d for d in dets if d[0] == 1 and d[1] >= INDEX_DET_MIN]
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)

@@ -1,0 +1,100 @@
+"""A camera further from the table than the tablet over it: the cards look small, and the suited scanner detects the
+frame again in overlapping tiles (``Detector.tiled``, ``SuitedScanner.zoom_in``)."""
+
+import numpy as np
+
+import vision.detect as D
+from vision.fonts import split_fonts
+from vision.suited_reader import SuitedScanner, match_reads, score_rows
+from vision.synth.suited import HAND, far_scene, make_deck_scene
+
+
+def _scene(seed, layout="start", deck="standard52"):
+    return make_deck_scene(seed, deck, layout, fonts=split_fonts("held_out"))
+
+
+def test_a_far_scene_is_the_frame_shrunk_in_the_middle_of_its_table_with_its_labels_moved():
+    s = _scene(3)
+    f = far_scene(s)
+    assert f.image.shape == s.image.shape and f.image.dtype == np.uint8
+    assert [c.card for c in f.cards] == [c.card for c in s.cards]
+    for a, b in zip(s.cards, f.cards):
+        assert np.allclose(b.quad, a.quad / 2 + [320, 180])
+        assert all(np.allclose(qb, qa / 2 + [320, 180]) for qa, qb in zip(a.index_quads, b.index_quads))
+        assert b.card_visible == a.card_visible and b.index_visible == a.index_visible
+    # the middle holds the shrunk frame, the rest is a fresh stretch of table
+    assert np.abs(f.image[180:540, 320:960].astype(int) - s.image[::2, ::2].astype(int)).mean() < 12
+    assert np.array_equal(far_scene(s).image, f.image)  # a pure function of the scene
+
+
+def test_the_tiled_pass_runs_where_the_cards_look_far_and_not_over_the_table(monkeypatch):
+    sc = SuitedScanner("standard52", threads=2)
+    det = sc.detector
+    near, far = _scene(5), far_scene(_scene(5))
+    assert not det.looks_far(det(near.image), near.image.shape)
+    assert det.looks_far(det(far.image), far.image.shape)
+    calls = []
+    real = D.Detector.tiled
+    monkeypatch.setattr(D.Detector, "tiled", lambda self, *a: calls.append(1) or real(self, *a))
+    assert sc.zoom_in  # the suited scanner's default
+    assert det.at_table_scale(near.image, 0.25, sc.look_out, True) == det(near.image, 0.25) and not calls
+    pooled = det.at_table_scale(far.image, 0.25, sc.look_out, True)
+    assert calls == [1]
+    tiles = real(det, far.image, 0.25)
+    first = det(far.image, 0.25)
+    # pooled: every box is one of the two passes', no two at one place, and the tiles add boxes
+    assert all(d in first or d in tiles for d in pooled) and any(d not in first for d in pooled)
+    assert not any(D.same_place(a, b) for i, a in enumerate(pooled) for b in pooled[i + 1:])
+
+
+def test_the_tiles_drop_a_box_their_inner_edge_cuts(monkeypatch):
+    """Each tile's boxes come back in frame pixels; a box that reaches an inner edge of its tile (where the tile
+    cuts the frame) is dropped, one at an outer edge (the frame's own) is kept. The network's boxes are set here so
+    that the geometry is checked exactly."""
+    det = SuitedScanner("standard52", threads=2).detector
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    tw, th = int(round(D.TILE * 1280)), int(round(D.TILE * 720))
+    assert (tw, th) == (736, 414)
+    seen = []
+
+    def boxes(bgr, conf_thres=0.25, zoom=1.0):  # every tile: one box in its middle and one at each of its 4 edges
+        h, w = bgr.shape[:2]
+        seen.append((w, h))
+        return [(1, 0.9, w / 2, h / 2, 10, 6, 0.0), (1, 0.8, 4, h / 2, 10, 6, 0.0), (1, 0.8, w - 4, h / 2, 10, 6, 0.0),
+                (0, 0.7, w / 2, 3, 10, 6, 0.0), (0, 0.7, w / 2, h - 3, 10, 6, 0.0)]
+
+    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **k: boxes(*a, **k))
+    got = det.tiled(frame)
+    assert seen == [(tw, th)] * 4
+    x1, y1 = 1280 - tw, 720 - th  # the right and lower tiles' corners in the frame
+    want = [
+        (0, 0, True, False, True, False),  # top-left tile: its left and top edges are the frame's
+        (0, y1, True, False, False, True),  # bottom-left: left and bottom
+        (x1, 0, False, True, True, False),  # top-right: right and top
+        (x1, y1, False, True, False, True),  # bottom-right: right and bottom
+    ]
+    expect = []
+    for x0, y0, left, right, top, bottom in want:
+        expect.append((1, 0.9, x0 + tw / 2, y0 + th / 2, 10, 6, 0.0))
+        if left:
+            expect.append((1, 0.8, x0 + 4, y0 + th / 2, 10, 6, 0.0))
+        if right:
+            expect.append((1, 0.8, x0 + tw - 4, y0 + th / 2, 10, 6, 0.0))
+        if top:
+            expect.append((0, 0.7, x0 + tw / 2, y0 + 3, 10, 6, 0.0))
+        if bottom:
+            expect.append((0, 0.7, x0 + tw / 2, y0 + th - 3, 10, 6, 0.0))
+    assert sorted(got) == sorted(expect)
+
+
+def test_far_tables_read_more_cards_with_the_tiled_pass_and_none_wrongly():
+    sc = SuitedScanner("standard52", threads=2)
+    rows = {False: [], True: []}
+    for seed, layout in [(11, "start"), (12, "trick"), (13, "fan"), (14, HAND), (15, "start"), (16, "mixed")]:
+        f = far_scene(_scene(seed, layout))
+        for z in rows:
+            sc.zoom_in = z
+            rows[z] += match_reads(f, sc.scan(f.image))
+    before, after = score_rows(rows[False]), score_rows(rows[True])
+    assert after["exact"] > before["exact"] and after["missed"] < before["missed"]
+    assert after["wrong_confident"] == 0 and after["false_reads"] == 0
