@@ -27,6 +27,16 @@ def test_a_far_scene_is_the_frame_shrunk_in_the_middle_of_its_table_with_its_lab
     assert np.array_equal(far_scene(s).image, f.image)  # a pure function of the scene
 
 
+def test_a_pirates_bluff_scene_seen_from_further_away_too():
+    from vision.synth.scene import make_scene
+
+    s = make_scene(4, "start", fonts=split_fonts("held_out"))
+    f = far_scene(s)
+    assert f.image.shape == s.image.shape and [c.code for c in f.cards] == [c.code for c in s.cards]
+    for a, b in zip(s.cards, f.cards):
+        assert np.allclose(b.quad, a.quad / 2 + [320, 180]) and b.index_visible == a.index_visible
+
+
 def test_the_tiled_pass_runs_where_the_cards_look_far_and_not_over_the_table(monkeypatch):
     sc = SuitedScanner("standard52", threads=2)
     det = sc.detector

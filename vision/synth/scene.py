@@ -12,7 +12,7 @@ quads (TL, TR, BR, BL of each index read upright) and the visible fraction of th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -251,3 +251,18 @@ def _light(img, rng):
     q = int(rng.integers(45, 96))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def far_scene(scene, factor: float = 2.0):
+    """``scene`` (a ``Scene`` or a ``vision.synth.suited.SuitedScene``) as a camera ``factor`` times further from the
+    table sees it: the frame shrunk ``factor`` times and set in the middle of a fresh stretch of the same kind of
+    table, its labels moved with it (what shows of each card is unchanged). Pure function of the scene."""
+    h, w = scene.image.shape[:2]
+    sw, sh = int(round(w / factor)), int(round(h / factor))
+    canvas = np.clip(make_surface(scene.surface, np.random.default_rng(scene.seed), w, h), 0, 255).astype(np.uint8)
+    x0, y0 = (w - sw) // 2, (h - sh) // 2
+    canvas[y0:y0 + sh, x0:x0 + sw] = cv2.resize(scene.image, (sw, sh), interpolation=cv2.INTER_AREA)
+    k, off = np.array([sw / w, sh / h]), np.array([x0, y0], float)
+    move = lambda q: np.asarray(q, float) * k + off  # noqa: E731
+    cards = [replace(c, quad=move(c.quad), index_quads=[move(q) for q in c.index_quads]) for c in scene.cards]
+    return replace(scene, image=canvas, cards=cards)

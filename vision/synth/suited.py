@@ -28,7 +28,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.synth.scene import _apply, _camera, _card_to_table, _light, _place_start
+from vision.synth.scene import _apply, _camera, _card_to_table, _light, _place_start, far_scene  # noqa: F401
 from vision.synth.surfaces import TRAIN_SURFACES, make_surface
 
 LAYOUTS = ("start", "fan", "trick", "mixed")
@@ -231,21 +231,6 @@ def make_deck_scene(seed: int, deck: str = "island54", layout: str = "start", su
     img, cards = _render(img, H, placements, face, styles, d, rng, width, height)
     img = _light(img, rng)
     return SuitedScene(img, cards, layout, surface, seed, d.id)
-
-
-def far_scene(scene: SuitedScene, factor: float = 2.0) -> SuitedScene:
-    """``scene`` as a camera ``factor`` times further from the table sees it: the frame shrunk ``factor`` times and
-    set in the middle of a fresh stretch of the same kind of table, its labels moved with it (what shows of each
-    card is unchanged). Pure function of the scene."""
-    h, w = scene.image.shape[:2]
-    sw, sh = int(round(w / factor)), int(round(h / factor))
-    canvas = np.clip(make_surface(scene.surface, np.random.default_rng(scene.seed), w, h), 0, 255).astype(np.uint8)
-    x0, y0 = (w - sw) // 2, (h - sh) // 2
-    canvas[y0:y0 + sh, x0:x0 + sw] = cv2.resize(scene.image, (sw, sh), interpolation=cv2.INTER_AREA)
-    k, off = np.array([sw / w, sh / h]), np.array([x0, y0], float)
-    move = lambda q: np.asarray(q, float) * k + off  # noqa: E731
-    cards = [replace(c, quad=move(c.quad), index_quads=[move(q) for q in c.index_quads]) for c in scene.cards]
-    return replace(scene, image=canvas, cards=cards)
 
 
 def seat_scene(seed: int, deck: str, seats, middle=(), fonts=None, surfaces=TRAIN_SURFACES, width: int = 1280,
