@@ -574,10 +574,12 @@ def test_real_photo_scores_resolved_take_a_read_in_two_labelled_boxes_as_the_one
 
 
 def test_the_suited_bench_runs_with_no_timing_frames():
-    """``--frames 0``: the figures without a timing (it once failed on an empty frame list)."""
+    """``--frames 0``: the figures without a timing (it once failed on an empty frame list); one far scene."""
     from vision.suited_bench import bench
 
     lines = []
-    res = bench(("standard52",), scenes=1, overlap_scenes=1, frames=0, real=False, hand_scenes=0, out=lines.append)
+    res = bench(("standard52",), scenes=1, overlap_scenes=1, frames=0, real=False, hand_scenes=0, out=lines.append,
+                far_scenes=1)
     assert "timing" not in res["standard52"] and res["standard52"]["start"]["scenes"] == 1
+    assert res["standard52"]["far"]["scenes"] == 1 and any(" far " in s for s in lines)
     assert lines and not any("timing" in s for s in lines)
