@@ -238,6 +238,41 @@ def test_first_bidder_is_the_lowest_card():
     assert first_bidder([CardRead("index", sq, 0, "A", 0.99)])["card"] is None
 
 
+def test_the_first_bidder_with_the_players_counted_is_held_back_by_a_card_the_camera_did_not_find():
+    """A far camera can miss a starting card; taken alone, the cards it found name their lowest, which may not be
+    the table's. With the number of players known (as the app knows its seats) a missing card counts as any card."""
+    from companion.games.pirates_bluff.camera import first_bidder
+    from vision.detect import CardRead
+
+    sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
+    cards = [CardRead("card", sq + 100 * i, r, l, 0.999) for i, (r, l) in enumerate([(3, "A"), (1, "H"), (8, "C")])]
+    assert first_bidder(cards)["card"] == "1H"
+    assert first_bidder(cards, players=3)["card"] == "1H"  # every player's card found: the same answer
+    fb = first_bidder(cards, players=4)  # one not found: it could be any card, a wild too
+    assert fb["card"] is None and "position" not in fb
+    assert fb["reason"].startswith("found 3 starting cards for 4 players")
+    missing = [c for c in fb["candidates"] if c["position"] is None]
+    assert len(missing) == 1 and missing[0]["not_found"] == 1 and 0 < missing[0]["p_lowest"] < 1
+    fb = first_bidder(cards, players=2)  # more cards than players: one of them is not a starting card
+    assert fb["card"] is None and fb["reason"].startswith("found 3 starting cards for 2 players")
+    for bad in (0, -1, True, 2.5, "3"):
+        with pytest.raises(ValueError):
+            first_bidder(cards, players=bad)
+
+
+def test_scan_first_bidder_with_the_players_counted():
+    """`scan --first-bidder --players N`: every player's card found gives the answer given without N; one player
+    more than the cards on the table holds it back, saying why."""
+    name = "start_a"
+    n = len(LABELS[name]["cards"])
+    alone = _scan(name, "--first-bidder")["first_bidder"]
+    assert "position" in alone  # this fixture's first bidder is named (see test_scan_starting_cards_never_wrong)
+    assert _scan(name, "--first-bidder", "--players", str(n))["first_bidder"] == alone
+    fb = _scan(name, "--first-bidder", "--players", str(n + 1))["first_bidder"]
+    assert "position" not in fb and fb["card"] is None
+    assert fb["reason"].startswith(f"found {n} starting cards for {n + 1} players")
+
+
 def test_corner_reader_reads_fanned_indices_of_faces_it_never_saw_and_none_wrongly():
     """Fanned hands set in held-out font families, scanned with the corner reader (the reader of other decks): a
     lone index is read from the corner region it would sit in (vision.corner.index_region) at the bar chosen on the

@@ -214,12 +214,30 @@ def test_buttons_monitor_in_a_real_process(tmp_path):
     assert any('"armed"' in line for line in r.stdout.splitlines())
 
 
+@pytest.mark.parametrize("argv,want", [
+    (["--first-bidder", "--players", "9"], "--players 9: Pirate's Bluff is played by 3 to 8 players"),
+    (["--first-bidder", "--players", "2"], "--players 2: Pirate's Bluff is played by 3 to 8 players"),
+    (["--players", "4"], "--players: only with --first-bidder"),
+    (["--first-bidder", "--players", "\u0663"], "argument --players: expected a whole number"),
+    (["--first-bidder", "--players", "0"], "argument --players: must be 1..99"),
+])
+def test_scan_players_refused_in_one_line(argv, want, tmp_path):
+    """How many players sit at the table is checked against the game that decides, before any image is read."""
+    img = ROOT / "tests" / "fixtures" / "camera" / "start_a.jpg"
+    r = subprocess.run([sys.executable, "-m", "companion", "scan", str(img), *argv], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120, env={**os.environ, "PIRATE_TABLE_DATA": str(tmp_path)})
+    assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=argv)
+    assert want in r.stderr, r.stderr
+    assert not any(tmp_path.iterdir())
+
+
 def test_counts_printed():
     print("\nhostile inputs tried in this module:", dict(sorted(COUNTS.items())))
 
 
 @pytest.mark.parametrize("argv", [
     ["vision", "camera", "--device", "99", "--frames", "1"],  # OpenCV's videoio warns on stderr first, unless kept
+    ["vision", "camera", "--device", "0", "--players", "9"],  # refused before any camera is opened
     ["app", "--screenshot", "/proc/no/such/folder"],
     ["print-deck", "-o", "/no/such/folder/deck.pdf"],
     ["referee", "--demo", "no-such-game"],

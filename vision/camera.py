@@ -65,7 +65,7 @@ def agree(scans: list) -> list:
     return out
 
 
-def run_live(device, max_readings: int = 0) -> int:
+def run_live(device, max_readings: int = 0, players: int | None = None) -> int:
     from companion.errors import PirateTableError
     from companion.games import registry
     from vision.detect import Scanner
@@ -90,7 +90,7 @@ def run_live(device, max_readings: int = 0) -> int:
                 raise PirateTableError(f"camera {device!r} stopped giving frames")
             res = sr.feed(frame)
             if res is not None:
-                print(json.dumps({"t": time.time(), "cards": [c.to_json() for c in res], "first_bidder": first_bidder(res)}))
+                print(json.dumps({"t": time.time(), "cards": [c.to_json() for c in res], "first_bidder": first_bidder(res, players=players)}))
                 sys.stdout.flush()
                 n += 1
                 if max_readings and n >= max_readings:

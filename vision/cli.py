@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "`pirate-table deck enroll` (a deck with no camera model yet is refused)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--first-bidder", action="store_true", help="add the lowest starting card and its position")
+    p.add_argument("--players", type=cli_int(1, 99), default=None,
+                   help="with --first-bidder: how many players lay a starting card (a card the camera does not find "
+                   "then holds the answer back, as in the app)")
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
                    help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
                    "through onnxruntime / OpenCV DNN; ultralytics: the reference")
@@ -101,6 +104,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = vs.add_parser("camera", help="live: read the table from an OpenCV camera when it is still")
     c.add_argument("--device", type=cli_text(4096), default="0")
     c.add_argument("--frames", type=cli_int(0, 10**9), default=0, help="stop after this many readings (0: run until Ctrl-C)")
+    c.add_argument("--players", type=cli_int(1, 99), default=None,
+                   help="how many players lay a starting card (a card the camera does not find then holds the first "
+                   "bidder back, as in the app)")
     c.set_defaults(func=run_camera)
     p.set_defaults(func=lambda a: (p.print_help(), 0)[1])
 
@@ -196,12 +202,20 @@ def run_scan(args) -> int:
         deck = camera_deck(args.deck)  # a registered deck without a camera model is refused in one line
     from companion.games import registry
 
+    players = getattr(args, "players", None)
+    if players is not None:
+        if not args.first_bidder:
+            raise PirateTableError("--players: only with --first-bidder (it is how many starting cards to expect)")
+        game = registry.reads_game_for_deck(base)  # the game that decides says how many may play
+        if not game.min_players <= players <= game.max_players:
+            raise PirateTableError(f"--players {players}: {game.title} is played by {game.min_players} to "
+                                   f"{game.max_players} players")
     if deck is not None and deck.camera_model != "pirates72":
         first_bidder = registry.reads_rule_for_deck(base) if args.first_bidder else None
         img = load_image(args.image)
         out = _suited_scan(args, deck, img, t0, profile)
         if args.first_bidder:
-            out["first_bidder"] = first_bidder(out["cards"])
+            out["first_bidder"] = first_bidder(out["cards"], players=players)
     else:
         img = load_image(args.image)  # size checked from the header before decoding; one-line errors
         first_bidder = registry.reads_rule_for_deck(base)  # the camera reads; the game decides
@@ -210,7 +224,7 @@ def run_scan(args) -> int:
         out = {"image": args.image, "width": img.shape[1], "height": img.shape[0], "deck": args.deck,
                "cards": [c.to_json() for c in cards]}
         if args.first_bidder:
-            out["first_bidder"] = first_bidder(cards)
+            out["first_bidder"] = first_bidder(cards, players=players)
         out["timing_ms"] = {"load": round(1000 * (t1 - t0), 1), "scan": round(1000 * (time.perf_counter() - t1), 1)}
     out["timing_ms"]["total"] = round(1000 * (time.perf_counter() - t0), 1)
     if args.json:
@@ -309,5 +323,12 @@ def run_train(args) -> int:
 def run_camera(args) -> int:
     from vision.camera import run_live
 
+    from companion.games import registry
+
+    if args.players is not None:
+        game = registry.reads_game_for_deck("pirates72")  # the game that decides says how many may play
+        if not game.min_players <= args.players <= game.max_players:
+            raise PirateTableError(f"--players {args.players}: {game.title} is played by {game.min_players} to "
+                                   f"{game.max_players} players")
     dev = int(args.device) if args.device.isascii() and args.device.isdigit() else args.device
-    return run_live(dev, args.frames)
+    return run_live(dev, args.frames, args.players)

@@ -66,9 +66,10 @@ class GameSpec:
       ``"pot_carry"`` (top level) or ``"options.pot_carry"`` (the ledger fills it in: ``referee --ledger``).
     - ``odds``: ``"module"`` of the game's odds calculator (``pirate-table odds``), if any.
     - ``camera``: the game reads cards with the table camera (its deck has a camera model).
-    - ``reads_rule``: ``"module:function"``; ``function(reads) -> dict``: what the game decides from the
-      camera's reads of the table (Pirate's Bluff: who bids first; ``pirate-table scan --first-bidder``). The
-      camera only reads; the game decides.
+    - ``reads_rule``: ``"module:function"``; ``function(reads, players=None) -> dict``: what the game decides
+      from the camera's reads of the table (Pirate's Bluff: who bids first; ``pirate-table scan --first-bidder``;
+      ``players``, when known, is how many sit at the table: in the game's player range). The camera only reads;
+      the game decides.
     - ``summary``: one line for lists; ``extra``: anything else the game wants to publish.
     """
 
@@ -318,16 +319,21 @@ def get(game_id: Any) -> GameSpec:
     raise RecordError(f"game: unknown game {_short(game_id)} (known: {known})")
 
 
-def reads_rule_for_deck(deck: str) -> Callable[[Any], dict[str, Any]]:
-    """The rule that decides from camera reads of ``deck`` (an id or alias): the first registered game on that
+def reads_game_for_deck(deck: str) -> GameSpec:
+    """The game that decides from camera reads of ``deck`` (an id or alias): the first registered game on that
     deck that has a ``reads_rule``. PirateTableError when none has."""
     from companion.decks import get_deck
 
     want = get_deck(deck)
     for g in games():
         if g.reads_rule and get_deck(g.deck) is want:
-            return resolve(g.reads_rule)
+            return g
     raise PirateTableError(f"no registered game decides anything from reads of the {want.title}")
+
+
+def reads_rule_for_deck(deck: str) -> Callable[[Any], dict[str, Any]]:
+    """The rule that decides from camera reads of ``deck``: ``reads_game_for_deck(deck)``'s ``reads_rule``."""
+    return resolve(reads_game_for_deck(deck).reads_rule)
 
 
 def with_odds() -> list[GameSpec]:

@@ -49,7 +49,7 @@ def _rank_read(read: Any, np: Any, rank_min: float) -> int | None:
 
 
 def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float | None = None,
-                 rank_min: float | None = None) -> dict[str, Any]:
+                 rank_min: float | None = None, players: int | None = None) -> dict[str, Any]:
     """Who bids first, from the camera's reads of the starting cards: the lowest card by PBCard order.
 
     From each card's posterior P_i over the deck (taken in PBCard order), P(card i is the lowest) =
@@ -57,12 +57,20 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     it is surely higher than the lowest (say a blurred 7 next to a clear wild). The answer is given only when
     that probability is >= FB_MIN and the lowest card itself is read, or its rank is (FB_RANK_MIN: then
     ``card`` and ``letter`` are None, ``rank`` and ``position`` name it); otherwise ``card`` is None with the
-    reason and there is no ``position``."""
+    reason and there is no ``position``.
+
+    ``players``: how many starting cards lie on the table (one per player), when known. A card the camera did not
+    find then counts as a card of unknown code, so it holds the answer back unless the lowest card read is surely
+    lower than any card; more cards found than players is not named at all (one of them is not a starting card).
+    Without it, the cards found are taken to be all the starting cards (a far camera that misses one can then name
+    a wrong first bidder: the app always knows its players, see companion/tablecam.py)."""
     import numpy as np
 
     min_prob = FB_MIN if min_prob is None else min_prob
     mix = FB_UNREAD_MIX if mix is None else mix
     rank_min = FB_RANK_MIN if rank_min is None else rank_min
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int) or players < 1):
+        raise ValueError(f"players: {players!r} is not a positive number of players")
     starting = [c for c in reads if c.kind == "card"]
     if not starting:
         return {"card": None, "reason": "no cards found"}
@@ -72,6 +80,11 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     # an index whose card the camera did not find (``unseen_card``: set by the camera's corner reader, which reads
     # other decks) counts as a starting card of unknown code
     unseen = [c for c in reads if c.kind == "index" and getattr(c, "unseen_card", False)]
+    found = len(starting) + len(unseen)
+    if players is not None and found > players:
+        return {"card": None, "reason": f"found {found} starting cards for {players} players: lay each starting card "
+                                        "face up, apart, and nothing else"}
+    missing = 0 if players is None else players - found  # starting cards the camera did not find: any card
     ranks = [c.rank if c.rank is not None else _rank_read(c, np, rank_min) for c in starting]
 
     def hedged(c: Any, r: int | None) -> Any:
@@ -83,7 +96,8 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
             spread[r * LETTERS_PER_RANK:(r + 1) * LETTERS_PER_RANK] = 1 / LETTERS_PER_RANK
         return (1 - mix) * _posterior(c, np) + mix * spread
 
-    P = np.stack([hedged(c, r) for c, r in zip(starting, ranks)] + [np.full(n, 1 / n) for _ in unseen])[:, order]
+    P = np.stack([hedged(c, r) for c, r in zip(starting, ranks)]
+                 + [np.full(n, 1 / n) for _ in range(len(unseen) + missing)])[:, order]
     above = np.clip(1 - np.cumsum(P, axis=1), 0, 1)  # P_j(card > c)
     lowest = np.empty(len(P))
     for i in range(len(P)):
@@ -92,14 +106,22 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     n_start = len(starting)
     starting = starting + unseen
     best = int(lowest.argmax())
-    c = starting[best]
-    # every card that might be the lowest, with P(it is): the players decide on these when none is named
+    # every card that might be the lowest, with P(it is): the players decide on these when none is named; the cards
+    # the camera did not find have no position, and count together
     cands = [{"position": [round(float(v), 1) for v in starting[i].center],
               "card": starting[i].code if i < n_start else None, "rank": ranks[i] if i < n_start else None,
               "p_lowest": round(float(lowest[i]), 4)}
-             for i in np.argsort(-lowest) if lowest[i] >= 0.01]
+             for i in np.argsort(-lowest[:found]) if lowest[i] >= 0.01]
+    p_missing = float(lowest[found:].sum())
+    if p_missing >= 0.01:
+        cands.append({"position": None, "card": None, "rank": None, "p_lowest": round(p_missing, 4), "not_found": missing})
     if best >= n_start or ranks[best] is None or lowest[best] < min_prob:
-        return {"card": None, "reason": "a starting card that may be the lowest is unreadable",
+        why = "a starting card that may be the lowest is unreadable"
+        if missing and p_missing >= 0.01:
+            why = (f"found {found} starting cards for {players} players: a card the camera did not find may be the "
+                   "lowest")
+        return {"card": None, "reason": why,
                 "probability": round(float(lowest[best]), 4), "candidates": cands}
+    c = starting[best]
     return {"card": c.code, "rank": ranks[best], "letter": c.letter, "position": [round(float(v), 1) for v in c.center],
             "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}
