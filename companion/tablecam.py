@@ -167,11 +167,23 @@ def row_order(row_centres: Sequence[Sequence[float]], new: list, new_centres: Se
     return [c for _, c in sorted(zip(t_new, new), key=lambda z: z[0])], ""
 
 
-def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None = None
-                ) -> SeatReading:
+FAR_HINT = "The cards look small in the picture: bring the camera closer to the table."
+
+
+def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None = None,
+                far: bool = False) -> SeatReading:
     """The camera's agreed reads (whole cards, ``kind == "card"``; lone corner indices are not placed) mapped
     for ``request``. The same card twice on one deck is a misread: both left unread, never guessed.
-    ``frame_size`` (width, height): the table's centre when not every seat has a card (``layout="seats"``)."""
+    ``frame_size`` (width, height): the table's centre when not every seat has a card (``layout="seats"``).
+    ``far``: the camera saw the cards small (``vision.detect.Detector.looked_far``: a camera further from the table
+    than the tablet over it misses cards and reads fewer): a reading that is not complete says so (FAR_HINT)."""
+    res = _map_reading(reads, request, frame_size)
+    if far and (res.unreadable or not (res.cards or res.new)):
+        res.note = f"{res.note} {FAR_HINT}"
+    return res
+
+
+def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None) -> SeatReading:
     cards = [c for c in reads if c.kind == "card"]
     texts = [read_text(c) for c in cards]
     if request.one_deck:
@@ -200,7 +212,7 @@ def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[fl
     if len(cards) != want:
         what = "lay each starting card face up, apart," if request.layout == "apart" else \
             "lay each card face up in front of its player"
-        return SeatReading({}, len(cards), [], f"Found {len(cards)} cards for {want} "
+        return SeatReading({}, len(cards), [], f"Found {len(cards)} card{'s' if len(cards) != 1 else ''} for {want} "
                            f"{'players' if want == len(players) else 'cards'}: {what} and scan again (or enter "
                            "them by touch).")
     if request.layout == "apart":

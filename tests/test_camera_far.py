@@ -112,3 +112,36 @@ def test_far_tables_read_more_cards_with_the_tiled_pass_and_none_wrongly():
     before, after = score_rows(rows[False]), score_rows(rows[True])
     assert after["exact"] > before["exact"] and after["missed"] < before["missed"]
     assert after["wrong_confident"] == 0 and after["false_reads"] == 0
+
+
+def test_the_app_says_to_bring_a_far_camera_closer_when_it_misses_cards(tmp_path):
+    """The app's camera service on a recorded frame (a Pirate's Bluff table with 4 starting cards, held-out surfaces,
+    the printed deck): seen from twice as far it finds one card, and the reading says so and why; from the usual
+    distance it reads all four, with no such word."""
+    import threading
+
+    import cv2
+
+    from companion.tablecam import FAR_HINT
+    from companion.ui.camservice import CameraService
+    from vision.synth.scene import make_scene
+    from vision.synth.surfaces import HELD_OUT_SURFACES
+
+    def reading(img):
+        path = tmp_path / "frame.png"
+        cv2.imwrite(str(path), img)
+        got, done = [], threading.Event()
+        cs = CameraService(f"frames:{path}", ["Ann", "Ben", "Cy", "Dee"], lambda f: f(), lambda *a: None,
+                           lambda r: (got.append(r), done.set()), lambda e: (got.append(e), done.set()))
+        cs.start()
+        assert done.wait(120), "no reading in 120 s"
+        cs.stop()
+        assert not isinstance(got[0], str), got[0]
+        return got[0]
+
+    sc = make_scene(100, "start", HELD_OUT_SURFACES)
+    assert len(sc.cards) == 4
+    far = reading(far_scene(sc).image)
+    assert far.cards == {} and far.note.startswith("Found 1 card for 4 players") and far.note.endswith(FAR_HINT)
+    near = reading(sc.image)
+    assert near.note == "Read 4 of 4 starting cards." and len(near.cards) == 4

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.tablecam import ScanRequest, map_reading, nearest_seats
+from companion.tablecam import FAR_HINT, ScanRequest, map_reading, nearest_seats
 from vision.detect import CardRead
 
 
@@ -57,6 +57,21 @@ def test_map_reading_seats_unreadable_and_duplicates_are_left_for_a_tap():
     assert two.cards == {"Ann": "3A", "Ben": None, "Cy": "5B", "Dee": "5B"}  # two decks: the same card twice is fine
     short = map_reading(reads[:3], req, (1280, 720))
     assert short.cards == {} and short.note.startswith("Found 3 cards for 4 players")
+
+
+def test_a_reading_not_complete_from_a_far_camera_says_to_bring_it_closer():
+    req = ScanRequest("pirates72", ("Ann", "Ben", "Cy", "Dee"), layout="seats", title="cards of the trick")
+    reads = [_card_at(640, 600, 3, "A"), _card_at(300, 360, 4, "C"), _card_at(640, 120, 5, "B"),
+             _card_at(980, 360, None, None)]
+    short = map_reading(reads[:3], req, (1280, 720), far=True)
+    assert short.cards == {} and short.note.startswith("Found 3 cards for 4 players") and short.note.endswith(FAR_HINT)
+    assert not map_reading(reads[:3], req, (1280, 720)).note.endswith(FAR_HINT)  # the cards did not look small
+    unread = map_reading(reads, req, (1280, 720), far=True)
+    assert unread.unreadable == ["Dee"] and unread.note.endswith(FAR_HINT)
+    whole = map_reading(reads[:3] + [_card_at(980, 360, 7, "H")], req, (1280, 720), far=True)
+    assert not whole.unreadable and FAR_HINT not in whole.note  # every card read: nothing to mend
+    new = map_reading([], ScanRequest("pirates72", ("Ann", "Ben"), layout="new", count=1), (1280, 720), far=True)
+    assert new.note.endswith(FAR_HINT)
 
 
 def test_map_reading_new_cards_left_to_right_and_the_starting_cards_apart():

@@ -277,6 +277,7 @@ class Detector:
         import onnxruntime as ort
 
         self.backend = backend
+        self.looked_far = False  # the last frame at_table_scale saw: its cards looked small (looks_far)
         path = Path(path or MODELS / "card_det.onnx")
         if backend in ("ort-fp32", "cv2"):
             path = float_detector(path)
@@ -314,12 +315,15 @@ class Detector:
         detected again in tiles (``tiled``), pooled the same way (beside the look-out passes, where it has no
         index box at 0.5)."""
         dets = self(bgr, conf_thres)
+        # whether this frame's cards looked small (a camera further from the table): the app says so when a reading
+        # is not complete (companion.tablecam.map_reading's ``far``)
+        self.looked_far = self.backend != "ultralytics" and self.looks_far(dets, bgr.shape)
         if self.backend == "ultralytics":
             return dets
         h, w = bgr.shape[:2]
         s = min(self.size[0] / w, self.size[1] / h)
         ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
-        more = self.tiled(bgr, conf_thres) if zoom_in and self.looks_far(dets, bgr.shape) else []
+        more = self.tiled(bgr, conf_thres) if zoom_in and self.looked_far else []
         if not ix:
             more += [d for z in nothing_found for d in self(bgr, conf_thres, z)]
         elif float(np.median(ix)) > ZOOM_FROM * INDEX_PX:

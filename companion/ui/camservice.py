@@ -223,6 +223,10 @@ class _SuitedScanner:
         self.profile = profile
         self.scanner = SuitedScanner(model, threads=threads, profile=profile)
 
+    @property
+    def detector(self):
+        return self.scanner.detector
+
     def scan(self, bgr):
         reads = self.scanner.scan(bgr)
         return reads, reads
@@ -330,7 +334,8 @@ class CameraService(_CameraThread):
                     raise RuntimeError(f"The {self.kind} stopped giving frames.")
                 agreed = reader.feed(frame)
                 if agreed is not None:
-                    res = map_reading(agreed, self.request, (frame.shape[1], frame.shape[0]))
+                    res = map_reading(agreed, self.request, (frame.shape[1], frame.shape[0]),
+                                      far=getattr(scanner.detector, "looked_far", False))
                     whole = [i for i, c in enumerate(agreed) if c.kind == "card"]
                     seats = {whole[i]: k for i, k in res.placed.items()}
                     res.frame = annotate(frame, agreed, seats)
