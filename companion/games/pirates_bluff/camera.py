@@ -81,9 +81,9 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     # other decks) counts as a starting card of unknown code
     unseen = [c for c in reads if c.kind == "index" and getattr(c, "unseen_card", False)]
     found = len(starting) + len(unseen)
+    said = f"found {found} starting card{'s' if found != 1 else ''} for {players} players"
     if players is not None and found > players:
-        return {"card": None, "reason": f"found {found} starting cards for {players} players: lay each starting card "
-                                        "face up, apart, and nothing else"}
+        return {"card": None, "reason": f"{said}: lay each starting card face up, apart, and nothing else"}
     missing = 0 if players is None else players - found  # starting cards the camera did not find: any card
     ranks = [c.rank if c.rank is not None else _rank_read(c, np, rank_min) for c in starting]
 
@@ -118,8 +118,7 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     if best >= n_start or ranks[best] is None or lowest[best] < min_prob:
         why = "a starting card that may be the lowest is unreadable"
         if missing and p_missing >= 0.01:
-            why = (f"found {found} starting cards for {players} players: a card the camera did not find may be the "
-                   "lowest")
+            why = f"{said}: a card the camera did not find may be the lowest"
         return {"card": None, "reason": why,
                 "probability": round(float(lowest[best]), 4), "candidates": cands}
     c = starting[best]
