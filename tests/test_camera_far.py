@@ -145,3 +145,58 @@ def test_the_app_says_to_bring_a_far_camera_closer_when_it_misses_cards(tmp_path
     assert far.cards == {} and far.note.startswith("Found 1 card for 4 players") and far.note.endswith(FAR_HINT)
     near = reading(sc.image)
     assert near.note == "Read 4 of 4 starting cards." and len(near.cards) == 4
+
+
+def test_far_frames_are_read_at_the_far_bars():
+    """A frame whose cards look small is read at the far bars (chosen on far calibration scenes, session 54): the
+    committed standard52 report has them, island54's does not (its far bars failed their rule). Set out of reach,
+    they leave every card of a far table unnamed and change nothing on the same table seen from the usual distance."""
+    from vision.suited_reader import BAR_KINDS
+
+    sc = SuitedScanner("standard52", threads=2)
+    assert set(sc.far_bars) == set(BAR_KINDS) and all(0.5 <= v <= 0.999 for v in sc.far_bars.values())
+    assert sc.far_bars != sc._near
+    assert SuitedScanner("island54", threads=2).far_bars is None
+    near = _scene(11)
+    far = far_scene(near)
+    assert sc.detector.looks_far(sc.detector(far.image), far.image.shape)
+    named = lambda reads: [(r.kind, r.code, r.rank_index) for r in reads]  # noqa: E731
+    assert any(r.code is not None for r in sc.scan(far.image))
+    before = named(sc.scan(near.image))
+    sc.far_bars = {k: 1.01 for k in BAR_KINDS}
+    reads = sc.scan(far.image)
+    assert reads and all(r.code is None and r.rank_index is None for r in reads)
+    assert named(sc.scan(near.image)) == before
+    assert sc.card_min == sc._near["card"] and not sc._far  # the far bars hold for their frame only
+
+
+def test_the_far_bars_recipe_writes_them_into_the_report(tmp_path):
+    """`python -m vision.suited_reader --far-bars-only` on a folder with a reader: the report gets the four far bars,
+    the near ones and the reader untouched; a folder without a reader is refused in one line."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for f in ("standard52_reader.int8.onnx", "standard52_reader.json"):
+        shutil.copy(root / "models" / f, tmp_path / f)
+    rep = json.loads((tmp_path / "standard52_reader.json").read_text())
+    rep["thresholds"] = {k: v for k, v in rep["thresholds"].items() if not k.startswith("far_")}
+    (tmp_path / "standard52_reader.json").write_text(json.dumps(rep))
+    model = (tmp_path / "standard52_reader.int8.onnx").read_bytes()
+    r = subprocess.run([sys.executable, "-m", "vision.suited_reader", "--deck", "standard52", "--far-bars-only",
+                        "--far-scenes", "4", "--far-hands", "1", "--threads", "1", "--out", str(tmp_path)],
+                       cwd=root, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    again = json.loads((tmp_path / "standard52_reader.json").read_text())
+    far = {k: v for k, v in again["thresholds"].items() if k.startswith("far_")}
+    assert set(far) == {"far_card", "far_index", "far_card_rank", "far_index_rank"}
+    assert {k: v for k, v in again["thresholds"].items() if not k.startswith("far_")} == rep["thresholds"]
+    assert again["far_calibration"]["scenes"] == 5 and (tmp_path / "standard52_reader.int8.onnx").read_bytes() == model
+    r = subprocess.run([sys.executable, "-m", "vision.suited_reader", "--deck", "standard52", "--far-bars-only",
+                        "--out", str(tmp_path / "none")], cwd=root, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith("pirate-table: error: --out ")
+    assert not (tmp_path / "none").exists()

@@ -56,6 +56,7 @@ CARD_DET_MIN = 0.25  # the detector's score for a whole card
 INDEX_DET_MIN = 0.1  # ... and for a corner index outside whole cards (0.3: 50 of 69 lone indices of 12 calibration
 # scenes found, 0.1: 59; a box that holds no index is read as "no index" or below the threshold)
 DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95, "card_rank": 1.01, "index_rank": 1.01}
+BAR_KINDS = ("card", "index", "card_rank", "index_rank")
 # card_rank / index_rank: a read unsure of its card is still sure of its rank when the rank's probability (summed over
 # the suits) is at least this (chosen on the calibration scenes as the card bars are; 1.01: never, a reader whose
 # report has none)
@@ -511,15 +512,20 @@ class SuitedScanner:
         if not det.with_suffix(".int8.onnx").exists():  # a folder with the reader only (training): the committed one
             det = MODELS / f"{SUITED_DETECTOR}.onnx"
         self.detector = Detector(det, "ort", threads)
-        self.card_min = float(self.reader.thresholds["card"])
+        th = self.reader.thresholds
+        # the bars: a read is named at or above them (choose_thresholds on calibration scenes); a frame whose cards look
+        # small (the detector's ``looked_far``: a camera further from the table) is read at the far bars where the
+        # report has them (``far_card`` ... ``far_index_rank``, chosen on far calibration scenes with the deck's own
+        # reader: not for a taught deck)
+        self._near = {k: float(th[k]) for k in BAR_KINDS}
+        self.far_bars = {k: float(th[f"far_{k}"]) for k in BAR_KINDS} \
+            if profile is None and all(f"far_{k}" in th for k in BAR_KINDS) else None
+        self._far = False  # this scan's frame is read at the far bars
         self.second_look = bool(self.reader.thresholds.get("second_look", False))
         self.grown_look = bool(self.reader.thresholds.get("grown_look", False))
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
         self.zoom_in = ZOOM_IN  # a frame whose indices look small (a camera further away): detected again in tiles
-        self.index_min = float(self.reader.thresholds["index"])
-        self.card_rank_min = float(self.reader.thresholds["card_rank"])
-        self.index_rank_min = float(self.reader.thresholds["index_rank"])
         # the face reader (vision/suited_face.py), where the deck has one: an untaught deck's cards only (an enrolled
         # deck's bars were set without it)
         from vision.suited_face import face_path
@@ -527,6 +533,16 @@ class SuitedScanner:
         fp = face_path(self.codes.deck_id, models)
         self.face = SuitedReader(deck, models, threads, path=fp) if fp.exists() and profile is None else None
         self.face_look = self.face is not None and bool(self.reader.thresholds.get("face_look", False))
+
+    def _bar(self, kind: str) -> float:
+        return self.far_bars[kind] if self._far and self.far_bars is not None else self._near[kind]
+
+    card_min = property(lambda self: self._bar("card"), lambda self, v: self._near.__setitem__("card", float(v)))
+    index_min = property(lambda self: self._bar("index"), lambda self, v: self._near.__setitem__("index", float(v)))
+    card_rank_min = property(lambda self: self._bar("card_rank"),
+                             lambda self, v: self._near.__setitem__("card_rank", float(v)))
+    index_rank_min = property(lambda self: self._bar("index_rank"),
+                              lambda self, v: self._near.__setitem__("index_rank", float(v)))
 
     def _read(self, kind: str, quad, p) -> SuitedRead:
         """A read from its posterior over the deck's codes: the card where it is sure enough, else the rank where that
@@ -627,10 +643,17 @@ class SuitedScanner:
             lone_reads[n] = self._read("index", boxes[i], probs[i] / probs[i].sum())
 
     def scan(self, bgr: np.ndarray) -> list[SuitedRead]:
+        dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in)
+        self._far = self.detector.looked_far
+        try:
+            return self._scan(bgr, dets)
+        finally:
+            self._far = False
+
+    def _scan(self, bgr: np.ndarray, dets) -> list[SuitedRead]:
         from vision.detect import _overlap, card_outlines, unique_cards
         from vision.geometry import upright_quad
 
-        dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in)
         cards = sorted([d for d in dets if d[0] == 0 and d[1] >= CARD_DET_MIN], key=lambda d: -d[1])
         idx = [d for d in dets if d[0] == 1 and d[1] >= INDEX_DET_MIN]
         gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
@@ -821,8 +844,9 @@ def scene_conf_right(scanner, scenes) -> dict:
     from companion.decks import get_deck
 
     out = {"card": [], "index": [], "card_rank": [], "index_rank": []}
-    saved = scanner.card_min, scanner.index_min
+    saved = scanner.card_min, scanner.index_min, scanner.far_bars
     scanner.card_min = scanner.index_min = 0.0  # every read names its likeliest card
+    scanner.far_bars = None  # far frames too
     try:
         for sc in scenes:
             d = get_deck(sc.deck)
@@ -834,7 +858,7 @@ def scene_conf_right(scanner, scenes) -> dict:
                     k = int(pr.argmax())
                     out[kind + "_rank"].append((float(pr[k]), rd.codes.ranks[k] == rank))
     finally:
-        scanner.card_min, scanner.index_min = saved
+        scanner.card_min, scanner.index_min, scanner.far_bars = saved
     return out
 
 
@@ -1022,6 +1046,48 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     return rep
 
 
+FAR_CALIB_SEEDS = (8_700_000, 8_800_000)  # far calibration scenes: layouts, hands (session 54)
+
+
+def set_far_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, layouts: int = 600, hands: int = 120,
+                       seeds: tuple[int, int] = FAR_CALIB_SEEDS) -> dict:
+    """The far bars (``far_card`` ... ``far_index_rank`` in the report's thresholds) for the reader in ``out``: the same
+    bar rule (``choose_thresholds``) on the reads of far frames only, from calibration scenes seen from twice as far
+    (``vision.synth.scene.far_scene`` of ``layouts`` scenes of the four layouts in turn and ``hands`` hands) in the frames
+    where the detector's ``looks_far`` fires (where the scanner reads at the far bars). The near bars and looks stay
+    as they are; written to ``out/<deck>_reader.json``."""
+    from vision.fonts import split_fonts
+    from vision.synth.suited import HAND, LAYOUTS, far_scene, make_deck_scene
+
+    t0 = time.time()
+    fonts = split_fonts("calibration")
+    scanner = SuitedScanner(deck, out, threads=threads)
+    det = scanner.detector
+    frames = [0, 0]
+
+    def scenes():
+        specs = ([(seeds[0] + i, LAYOUTS[i % len(LAYOUTS)]) for i in range(layouts)]
+                 + [(seeds[1] + i, HAND) for i in range(hands)])
+        for seed, layout in specs:
+            sc = far_scene(make_deck_scene(seed, deck, layout, fonts=fonts))
+            frames[1] += 1
+            if det.looks_far(det(sc.image, 0.25), sc.image.shape):
+                frames[0] += 1
+                yield sc
+
+    cal = scene_conf_right(scanner, scenes())
+    far = choose_thresholds(cal)
+    rep["thresholds"] = {**{k: v for k, v in rep["thresholds"].items() if not k.startswith("far_")},
+                         **{f"far_{k}": far[k] for k in BAR_KINDS}}
+    rep["far_threshold_rule"] = (f"the bar rule on the reads of far frames only: far_scene of {layouts} calibration "
+                                 f"scenes (seeds {seeds[0]}+) and {hands} hands ({seeds[1]}+), the frames where "
+                                 "looks_far fires")
+    rep["far_calibration"] = {"frames": frames[0], "scenes": frames[1], "reads": {k: len(v) for k, v in cal.items()},
+                              "s": round(time.time() - t0, 1)}
+    (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    return rep
+
+
 def main(argv=None) -> int:
     import argparse
 
@@ -1070,6 +1136,10 @@ def main(argv=None) -> int:
                     "found no whole outline for too (in the quarter turn the scan chose)")
     ap.add_argument("--lower-share", type=cli_float(0, 1), default=None, help="of the training cards whose rank is a "
                     "letter, the share setting it small, a for A (default LOWER_RANK_SHARE)")
+    ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
+                    "small) again for the reader in --out, on far calibration scenes")
+    ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
+    ap.add_argument("--far-hands", type=cli_int(0), default=120, help="with --far-bars-only: far calibration hands")
     ap.add_argument("--thresholds-only", action="store_true", help="only choose the scan's bars and looks again for "
                     "the reader already in --out (its <deck>_reader.int8.onnx and .json), on the calibration scenes")
     ap.add_argument("--smoke", action="store_true", help="a few cards and steps (tests)")
@@ -1103,6 +1173,16 @@ def main(argv=None) -> int:
     if a.real_copies < 1:
         print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
         return 2
+    if a.far_bars_only:
+        out = Path(a.out) if a.out else MODELS
+        report = out / f"{deck}_reader.json"
+        if not report.is_file() or not (out / f"{deck}_reader.int8.onnx").is_file():
+            print(f"pirate-table: error: --out {out}: no {deck}_reader.int8.onnx and .json there", file=sys.stderr)
+            return 2
+        rep = set_far_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.far_scenes, a.far_hands)
+        print(deck, "far bars", {k: v for k, v in rep["thresholds"].items() if k.startswith("far_")},
+              json.dumps(rep["far_calibration"]))
+        return 0
     if a.thresholds_only:
         out = Path(a.out) if a.out else MODELS
         report = out / f"{deck}_reader.json"
