@@ -1173,24 +1173,19 @@ def main(argv=None) -> int:
     if a.real_copies < 1:
         print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
         return 2
-    if a.far_bars_only:
+    if a.far_bars_only or a.thresholds_only:  # the bars alone, for the reader already in --out
         out = Path(a.out) if a.out else MODELS
         report = out / f"{deck}_reader.json"
         if not report.is_file() or not (out / f"{deck}_reader.int8.onnx").is_file():
             print(f"pirate-table: error: --out {out}: no {deck}_reader.int8.onnx and .json there", file=sys.stderr)
             return 2
-        rep = set_far_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.far_scenes, a.far_hands)
-        print(deck, "far bars", {k: v for k, v in rep["thresholds"].items() if k.startswith("far_")},
-              json.dumps(rep["far_calibration"]))
-        return 0
-    if a.thresholds_only:
-        out = Path(a.out) if a.out else MODELS
-        report = out / f"{deck}_reader.json"
-        if not report.is_file() or not (out / f"{deck}_reader.int8.onnx").is_file():
-            print(f"pirate-table: error: --out {out}: no {deck}_reader.int8.onnx and .json there", file=sys.stderr)
-            return 2
-        rep = set_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.calib_scenes, a.calib_hands)
-        print(deck, "thresholds", rep["thresholds"], json.dumps(rep["calibration_scenes"]))
+        if a.far_bars_only:
+            rep = set_far_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.far_scenes, a.far_hands)
+            print(deck, "far bars", {k: v for k, v in rep["thresholds"].items() if k.startswith("far_")},
+                  json.dumps(rep["far_calibration"]))
+        else:
+            rep = set_thresholds(deck, out, json.loads(report.read_text()), a.threads, a.calib_scenes, a.calib_hands)
+            print(deck, "thresholds", rep["thresholds"], json.dumps(rep["calibration_scenes"]))
         return 0
     import datetime as dt
 
