@@ -56,10 +56,10 @@ CARD_DET_MIN = 0.25  # the detector's score for a whole card
 INDEX_DET_MIN = 0.1  # ... and for a corner index outside whole cards (0.3: 50 of 69 lone indices of 12 calibration
 # scenes found, 0.1: 59; a box that holds no index is read as "no index" or below the threshold)
 DEFAULT_THRESHOLDS = {"card": 0.98, "index": 0.95, "card_rank": 1.01, "index_rank": 1.01}
-BAR_KINDS = ("card", "index", "card_rank", "index_rank")
 # card_rank / index_rank: a read unsure of its card is still sure of its rank when the rank's probability (summed over
 # the suits) is at least this (chosen on the calibration scenes as the card bars are; 1.01: never, a reader whose
 # report has none)
+BAR_KINDS = ("card", "index", "card_rank", "index_rank")  # a report's far bars are these with "far_" before them
 SECOND_LOOK_WEIGHT = 0.5  # an index box's reading beside the card's corner regions (the same pixels, looked at again)
 OWN_INDEX_ZONE = 0.22  # a card's own index lies within this share of its sides from one of its corners; one further
 # in is read as a lone index (another card's on it; session 50). In calibration fonts' labels: all 1,712 own indices of
@@ -998,6 +998,7 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     scenes = calibration_scenes(deck, calib_scenes, calib_hands)
     rep["calibration_scene_count"] = {"layouts": calib_scenes, "hands": calib_hands}
     scanner = SuitedScanner(deck, out, threads=threads)
+    scanner.far_bars = None  # the report's far bars go with the bars they were chosen beside (--far-bars-only again)
 
     def trial(second: bool, grown: bool, turned: bool = False, face: bool = False):
         """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
