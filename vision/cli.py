@@ -206,10 +206,7 @@ def run_scan(args) -> int:
     if players is not None:
         if not args.first_bidder:
             raise PirateTableError("--players: only with --first-bidder (it is how many starting cards to expect)")
-        game = registry.reads_game_for_deck(base)  # the game that decides says how many may play
-        if not game.min_players <= players <= game.max_players:
-            raise PirateTableError(f"--players {players}: {game.title} is played by {game.min_players} to "
-                                   f"{game.max_players} players")
+        _check_players(players, base)
     if deck is not None and deck.camera_model != "pirates72":
         first_bidder = registry.reads_rule_for_deck(base) if args.first_bidder else None
         img = load_image(args.image)
@@ -320,15 +317,20 @@ def run_train(args) -> int:
     return main(argv)
 
 
+def _check_players(players: int, deck: str) -> None:
+    """``--players``: within the player range of the game that decides from reads of ``deck``."""
+    from companion.games import registry
+
+    game = registry.reads_game_for_deck(deck)
+    if not game.min_players <= players <= game.max_players:
+        raise PirateTableError(f"--players {players}: {game.title} is played by {game.min_players} to "
+                               f"{game.max_players} players")
+
+
 def run_camera(args) -> int:
     from vision.camera import run_live
 
-    from companion.games import registry
-
     if args.players is not None:
-        game = registry.reads_game_for_deck("pirates72")  # the game that decides says how many may play
-        if not game.min_players <= args.players <= game.max_players:
-            raise PirateTableError(f"--players {args.players}: {game.title} is played by {game.min_players} to "
-                                   f"{game.max_players} players")
+        _check_players(args.players, "pirates72")
     dev = int(args.device) if args.device.isascii() and args.device.isdigit() else args.device
     return run_live(dev, args.frames, args.players)

@@ -335,7 +335,7 @@ class CameraService(_CameraThread):
                 agreed = reader.feed(frame)
                 if agreed is not None:
                     res = map_reading(agreed, self.request, (frame.shape[1], frame.shape[0]),
-                                      far=getattr(scanner.detector, "looked_far", False))
+                                      far=scanner.detector.looked_far)
                     whole = [i for i, c in enumerate(agreed) if c.kind == "card"]
                     seats = {whole[i]: k for i, k in res.placed.items()}
                     res.frame = annotate(frame, agreed, seats)
