@@ -229,19 +229,25 @@ class _Views:
         return np.stack(self.C), np.array(self.R, np.int64), np.array(self.L, np.int64)
 
 
-def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: float = 0.0):
+def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: float = 0.0, focus: tuple = (),
+               focus_share: float = 0.0):
     """A random training card of a suited deck, drawn from ``rng``: its rank and suit indices, style (``fonts``'
     faces, 15 % Hershey; its middle made pips in ``pips_share`` of the cards), pips and court (the renderer's), face
     (BGR, 4 px/mm) and index quads, and whether its view is to be turned grey (``_ink``). ``lower_share``: of the
     cards whose rank is a letter (A, J, Q, K), the share that sets it as its small letter (a, j, q, k: a hand-lettered
     deck, or a face whose capitals are small letters), where the face draws it (``small_rank``); none drawn (and no
-    number drawn from ``rng``) when it is 0."""
+    number drawn from ``rng``) when it is 0. ``focus``: rank indices that ``focus_share`` of the cards are drawn
+    from (ranks a reader confuses); no number drawn from ``rng`` for it when the share is 0."""
     from dataclasses import replace
 
     from vision.decks.suited import render_suited
 
-    k = int(rng.integers(codes.n))
-    r, s = divmod(k, len(codes.suits))
+    if focus_share and rng.random() < focus_share:
+        r, s = int(focus[int(rng.integers(len(focus)))]), int(rng.integers(len(codes.suits)))
+        k = r * len(codes.suits) + s
+    else:
+        k = int(rng.integers(codes.n))
+        r, s = divmod(k, len(codes.suits))
     style = faces.random_style(np.random.default_rng(int(rng.integers(1 << 62))), None if rng.random() < 0.15 else fonts)
     if pips_share and rng.random() < pips_share:
         style = replace(style, centre="pips")
@@ -251,6 +257,20 @@ def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: f
     ink, grey = _ink(rng, faces, style, ink)
     face, iquads = render_suited(rank_text, pips, court, symbol, ink, style, 4.0)
     return r, s, style, pips, court, face, iquads, grey
+
+
+def focus_ranks(deck: str, text: str) -> tuple:
+    """The rank indices named in ``text`` ("Q,9,J,A": ranks as the deck's index prints them); ValueError (one line)
+    for an empty list, a rank the deck does not have, or one named twice."""
+    codes = deck_codes(deck)
+    by = {codes.rank_text(i * len(codes.suits)): i for i in range(len(codes.ranks))}
+    names = text.split(",")
+    if not text or any(n not in by for n in names):
+        bad = next((n for n in names if n not in by), "")
+        raise ValueError(f"{bad!r}: not a rank of {deck} ({', '.join(by)})")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{text!r}: a rank named twice")
+    return tuple(by[n] for n in names)
 
 
 def small_rank(style, rank_text: str) -> bool:
@@ -269,10 +289,12 @@ LOWER_RANK_SHARE = 0.1
 
 
 def _suited_chunk(args):
-    """``args``: (seed, cards, split, deck[, lower_share]); the share of small-letter ranks is LOWER_RANK_SHARE for
-    the train split unless given, and 0 for any other split."""
+    """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share]]); the share of small-letter ranks is
+    LOWER_RANK_SHARE for the train split unless given, and 0 for any other split; the rank focus (``drawn_card``) is
+    the train split's only."""
     seed, n, split, deck = args[:4]
     lower = (args[4] if len(args) > 4 else LOWER_RANK_SHARE) if split == "train" else 0.0
+    focus, focus_share = (args[5], args[6]) if len(args) > 6 and split == "train" else ((), 0.0)
     from vision.decks.faces import faces_for
     from vision.fonts import split_fonts
 
@@ -285,7 +307,8 @@ def _suited_chunk(args):
     add = views.add
 
     for _ in range(n):
-        r, s, _style, _pips, _court, face, iquads, grey = drawn_card(rng, codes, faces, fonts, lower_share=lower)
+        r, s, _style, _pips, _court, face, iquads, grey = drawn_card(rng, codes, faces, fonts, lower_share=lower,
+                                                                      focus=focus, focus_share=focus_share)
         fan = rng.random() < 0.33
         if fan:
             face = face.copy()
@@ -374,15 +397,17 @@ def _scene_chunk(args):
 
 
 def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0,
-                     n_hands: int = 0, lower_share: float | None = None):
+                     n_hands: int = 0, lower_share: float | None = None, focus: tuple = (), focus_share: float = 0.0):
     """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
     scenes, and of ``n_hands`` scenes of a hand held tight: ``vision.synth.suited.HAND``) in faces of font split
     ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none).
-    ``lower_share``: the train split's single cards' share of small-letter ranks (default LOWER_RANK_SHARE)."""
+    ``lower_share``: the train split's single cards' share of small-letter ranks (default LOWER_RANK_SHARE);
+    ``focus`` / ``focus_share``: rank indices that share of the train split's single cards is drawn from."""
     from vision.synth.suited import HAND, LAYOUTS
 
     share = LOWER_RANK_SHARE if lower_share is None else lower_share
-    chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck, share))
+    more = (tuple(focus), focus_share) if focus_share else ()
+    chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck, share, *more))
               for k in range((n_cards + 399) // 400)]
     chunks += [(_scene_chunk, (seed * 1000 + 500 + k, min(50, n_scenes - k * 50), split, deck, LAYOUTS))
                for k in range((n_scenes + 49) // 50)]
@@ -1137,6 +1162,10 @@ def main(argv=None) -> int:
                     "found no whole outline for too (in the quarter turn the scan chose)")
     ap.add_argument("--lower-share", type=cli_float(0, 1), default=None, help="of the training cards whose rank is a "
                     "letter, the share setting it small, a for A (default LOWER_RANK_SHARE)")
+    ap.add_argument("--focus-ranks", default=None, metavar="R,R,...", help="ranks (as the index prints them, e.g. "
+                    "Q,9,J,A) that --focus-share of the training cards are drawn from: ranks the reader confuses")
+    ap.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=0.3, help="with --focus-ranks: the "
+                    "share of the training cards drawn from them (the rest from the whole deck)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
@@ -1174,6 +1203,12 @@ def main(argv=None) -> int:
     if a.real_copies < 1:
         print(f"pirate-table: error: --real-copies {a.real_copies}: at least 1", file=sys.stderr)
         return 2
+    try:
+        focus = focus_ranks(deck, a.focus_ranks) if a.focus_ranks is not None else ()
+    except ValueError as e:
+        print(f"pirate-table: error: --focus-ranks: {e}", file=sys.stderr)
+        return 2
+    focus_share = a.focus_share if focus else 0.0
     if a.far_bars_only or a.thresholds_only:  # the bars alone, for the reader already in --out
         out = Path(a.out) if a.out else MODELS
         report = out / f"{deck}_reader.json"
@@ -1216,13 +1251,18 @@ def main(argv=None) -> int:
     lower = LOWER_RANK_SHARE if a.lower_share is None else a.lower_share
     rep["recipe"]["lower_share"] = lower
     seed_tag = "" if a.data_seed == 11 else f"_seed{a.data_seed}"
+    if focus:
+        rep["recipe"]["focus_ranks"] = [deck_codes(deck).rank_text(i * len(deck_codes(deck).suits)) for i in focus]
+        rep["recipe"]["focus_share"] = focus_share
+        seed_tag += f"_focus{'-'.join(rep['recipe']['focus_ranks'])}x{focus_share:g}"
     cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}{seed_tag}_lower{lower:g}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
         C, R, L = z["C"], z["R"], z["L"]
     else:
         C, R, L = gen_suited_crops(deck, a.cards, seed=a.data_seed, split="train", workers=a.workers,
-                                   n_scenes=a.scenes, n_hands=a.hands, lower_share=lower)
+                                   n_scenes=a.scenes, n_hands=a.hands, lower_share=lower, focus=focus,
+                                   focus_share=focus_share)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["gen_s"] = round(time.time() - t0, 1)
