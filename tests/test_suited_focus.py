@@ -58,6 +58,7 @@ def test_no_focus_takes_no_random_number():
     (["--focus-ranks", ""], "--focus-ranks: '': not a rank"),
     (["--focus-ranks", "Q", "--focus-share", "0"], "--focus-share"),
     (["--focus-ranks", "Q", "--focus-share", "nan"], "--focus-share"),
+    (["--focus-share", "0.3"], "--focus-share: needs --focus-ranks"),
 ])
 def test_the_recipe_refuses_a_bad_focus_in_one_line_and_writes_nothing(tmp_path, capsys, argv, says):
     out = tmp_path / "out"

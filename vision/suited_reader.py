@@ -1164,8 +1164,8 @@ def main(argv=None) -> int:
                     "letter, the share setting it small, a for A (default LOWER_RANK_SHARE)")
     ap.add_argument("--focus-ranks", default=None, metavar="R,R,...", help="ranks (as the index prints them, e.g. "
                     "Q,9,J,A) that --focus-share of the training cards are drawn from: ranks the reader confuses")
-    ap.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=0.3, help="with --focus-ranks: the "
-                    "share of the training cards drawn from them (the rest from the whole deck)")
+    ap.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=None, help="with --focus-ranks: the "
+                    "share of the training cards drawn from them, the rest from the whole deck (default 0.3)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
@@ -1208,7 +1208,10 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"pirate-table: error: --focus-ranks: {e}", file=sys.stderr)
         return 2
-    focus_share = a.focus_share if focus else 0.0
+    if a.focus_share is not None and not focus:
+        print("pirate-table: error: --focus-share: needs --focus-ranks", file=sys.stderr)
+        return 2
+    focus_share = (0.3 if a.focus_share is None else a.focus_share) if focus else 0.0
     if a.far_bars_only or a.thresholds_only:  # the bars alone, for the reader already in --out
         out = Path(a.out) if a.out else MODELS
         report = out / f"{deck}_reader.json"
