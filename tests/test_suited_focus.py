@@ -69,3 +69,13 @@ def test_the_recipe_refuses_a_bad_focus_in_one_line_and_writes_nothing(tmp_path,
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and err[0].startswith("pirate-table: error: ") and says in err[0]
     assert not out.exists() and not (tmp_path / "w").exists()
+
+
+def test_the_recipe_records_its_focus(tmp_path):
+    """A smoke run of the recipe with a focus writes the ranks and share into the reader's recipe record."""
+    import json
+
+    rc = sr.main(["--deck", "standard52", "--smoke", "--focus-ranks", "Q,9", "--focus-share", "0.5",
+                  "--out", str(tmp_path / "out"), "--work", str(tmp_path / "w")])
+    rec = json.loads((tmp_path / "out" / "standard52_reader.json").read_text())["recipe"]
+    assert rc == 0 and rec["focus_ranks"] == ["Q", "9"] and rec["focus_share"] == 0.5

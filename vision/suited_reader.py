@@ -286,6 +286,7 @@ def small_rank(style, rank_text: str) -> bool:
 # confident mistakes on the 720 calibration scenes were in the two calibration faces whose capitals are small letters,
 # 7 of them an A read as Q or 2)
 LOWER_RANK_SHARE = 0.1
+FOCUS_SHARE = 0.3  # with --focus-ranks: the share of the train split's single cards drawn from those ranks (session 55)
 
 
 def _suited_chunk(args):
@@ -1165,7 +1166,7 @@ def main(argv=None) -> int:
     ap.add_argument("--focus-ranks", default=None, metavar="R,R,...", help="ranks (as the index prints them, e.g. "
                     "Q,9,J,A) that --focus-share of the training cards are drawn from: ranks the reader confuses")
     ap.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=None, help="with --focus-ranks: the "
-                    "share of the training cards drawn from them, the rest from the whole deck (default 0.3)")
+                    "share of the training cards drawn from them, the rest from the whole deck (default FOCUS_SHARE)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
@@ -1211,7 +1212,7 @@ def main(argv=None) -> int:
     if a.focus_share is not None and not focus:
         print("pirate-table: error: --focus-share: needs --focus-ranks", file=sys.stderr)
         return 2
-    focus_share = (0.3 if a.focus_share is None else a.focus_share) if focus else 0.0
+    focus_share = (FOCUS_SHARE if a.focus_share is None else a.focus_share) if focus else 0.0
     if a.far_bars_only or a.thresholds_only:  # the bars alone, for the reader already in --out
         out = Path(a.out) if a.out else MODELS
         report = out / f"{deck}_reader.json"
@@ -1255,7 +1256,7 @@ def main(argv=None) -> int:
     rep["recipe"]["lower_share"] = lower
     seed_tag = "" if a.data_seed == 11 else f"_seed{a.data_seed}"
     if focus:
-        rep["recipe"]["focus_ranks"] = [deck_codes(deck).rank_text(i * len(deck_codes(deck).suits)) for i in focus]
+        rep["recipe"]["focus_ranks"] = a.focus_ranks.split(",")  # as given (checked by focus_ranks)
         rep["recipe"]["focus_share"] = focus_share
         seed_tag += f"_focus{'-'.join(rep['recipe']['focus_ranks'])}x{focus_share:g}"
     cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}{seed_tag}_lower{lower:g}.npz"
