@@ -105,7 +105,8 @@ def count_note(n: int, want: int = 8, order: str = "A to H from left to right") 
     if n == want:
         return f"Found {n} cards, {order}: use this photo, or retake it."
     if n < want:
-        return f"Found {n} card{'' if n == 1 else 's'}: lay out all {words}, a little apart, and retake."
+        return (f"Found {n} card{'' if n == 1 else 's'}: lay out all {words}, a little apart and all in the picture, "
+                "and retake.")
     return f"Found {n} cards: only the {words} cards of this photo, a little apart, then retake."
 
 
