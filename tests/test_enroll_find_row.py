@@ -50,6 +50,12 @@ def test_a_card_cut_by_the_photos_edge_is_not_counted(scanner, style):
     quads = find_row(scanner, cut)
     assert len(quads) == 7
     assert all(float(q[:, 0].max()) < right - 100 for q in quads)  # the seven whole cards, the cut one dropped
+    from companion.errors import PirateTableError
+    from vision.enroll import _row_cards
+
+    with pytest.raises(PirateTableError) as e:  # deck enroll's refusal says how the photo should lie
+        _row_cards(scanner, cut, "2.jpg")
+    assert str(e.value) == "2.jpg: found 7 cards, expected 8 (one row of A to H, upright, apart, all in the photo)"
 
 
 def test_a_lamps_glare_is_not_a_card(scanner, style):

@@ -276,14 +276,14 @@ def reading_order(quads: list[np.ndarray]) -> list[np.ndarray]:
 def _describe(base: str, cards: list) -> str:
     """How a photo of ``base`` lies, for the refusal of a wrong one."""
     if base == "pirates-bluff":
-        return "one row of A to H, upright, apart"
+        return "one row of A to H, upright, apart, all in the photo"
     from companion.decks import get_deck
 
     d = get_deck(base)
     names = [d.notation(c) for c in cards]
     rows = "in two rows: " + f"{names[0]} to {names[6]} above, {names[7]} to {names[-1]} below" if len(cards) > 9 \
         else f"in one row: {names[0]} to {names[-1]}"
-    return f"the {cards[0].suit} suit {rows}, upright, apart"
+    return f"the {cards[0].suit} suit {rows}, upright, apart, all in the photo"
 
 
 def _row_cards(scanner, img: np.ndarray, place: str, base: str = "pirates-bluff", cards: list | None = None
