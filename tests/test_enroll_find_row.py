@@ -32,14 +32,14 @@ def test_tilt_folds_every_side_of_a_rectangle_to_one_angle():
         assert _tilt(np.roll(sq, k, axis=0)) == pytest.approx(0.0, abs=1e-6)
     c, s = np.cos(np.radians(30)), np.sin(np.radians(30))
     turned = sq @ np.array([[c, s], [-s, c]], np.float32)
-    assert all(_tilt(np.roll(turned, k, axis=0)) == pytest.approx(30.0, abs=1e-4)
-               for k in range(4))
+    assert all(_tilt(np.roll(turned, k, axis=0)) == pytest.approx(30.0, abs=1e-4) for k in range(4))
     diamond = np.array([[50, 0], [100, 50], [50, 100], [0, 50]], np.float32)
     assert abs(_tilt(diamond)) == pytest.approx(45.0, abs=1e-6)
 
 
 def test_a_card_cut_by_the_photos_edge_is_not_counted(scanner, style):
-    from vision.enroll import find_row
+    from companion.errors import PirateTableError
+    from vision.enroll import _row_cards, find_row
     from vision.synth.rows import row_photo
 
     img = row_photo(style, 2, 0)
@@ -50,8 +50,6 @@ def test_a_card_cut_by_the_photos_edge_is_not_counted(scanner, style):
     quads = find_row(scanner, cut)
     assert len(quads) == 7
     assert all(float(q[:, 0].max()) < right - 100 for q in quads)  # the seven whole cards, the cut one dropped
-    from companion.errors import PirateTableError
-    from vision.enroll import _row_cards
 
     with pytest.raises(PirateTableError) as e:  # deck enroll's refusal says how the photo should lie
         _row_cards(scanner, cut, "2.jpg")

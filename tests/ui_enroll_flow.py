@@ -119,7 +119,8 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
         if r == 3:  # the player forgets a card: the check says so, "Use it" stays off, retake
             cs.simulated.lay_out(3, n=7)
             fresh_frames(cs)
-            assert take(app, es) == "Found 7 cards: lay out all eight, a little apart and all in the picture, and retake."
+            assert take(app, es) == ("Found 7 cards: lay out all eight, a little apart and all in the picture, "
+                                     "and retake.")
             assert es.ids.use.disabled and not es.ids.retake.disabled
             shot(app, "enroll-retake.png")
             tap(es.ids.retake)
@@ -245,7 +246,8 @@ def test_island_deck_six_suit_photos_enroll_use_in_play_remove(app):
         if i == 2:  # a card short: the check says so, retake
             cs.simulated.lay_out(2, n=8)
             fresh_frames(cs)
-            assert take(app, es) == "Found 8 cards: lay out all nine, a little apart and all in the picture, and retake."
+            assert take(app, es) == ("Found 8 cards: lay out all nine, a little apart and all in the picture, "
+                                     "and retake.")
             assert es.ids.use.disabled
             tap(es.ids.retake)
             cs.simulated.lay_out(2)
