@@ -165,13 +165,15 @@ NORMALIZE_BLOCK = 8192  # crops normalized at a time
 
 # ------------------------------------------------------------------ data
 LOWER_SHARE = 0.1  # training cards whose letter is drawn as a small letter, where the face draws a-h
+RESHAPE_SHARE = 0.0  # training cards whose glyphs are redrawn at random (vision.decks.render.reshaped)
 
 
-def _card_sample(rng, fonts, legacy_share: float = 0.2, lower_share: float = 0.0):
+def _card_sample(rng, fonts, legacy_share: float = 0.2, lower_share: float = 0.0, reshape_share: float = 0.0):
     """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index, layout).
     ``lower_share``: that share of the cards have their letter drawn as a small letter ("a" for A) where the face
     draws small letters (``vision.fonts.draws_lower``; Hershey and pen faces always do); 0 draws nothing more from
-    the generators, so the cards are the same as without it."""
+    the generators, so the cards are the same as without it. ``reshape_share``: that share of the cards have their
+    glyphs redrawn (``vision.decks.render.reshaped``); 0 draws nothing more either."""
     from dataclasses import replace
 
     from vision.decks.render import random_style, render_card
@@ -181,6 +183,8 @@ def _card_sample(rng, fonts, legacy_share: float = 0.2, lower_share: float = 0.0
     style = random_style(style_rng, None if rng.random() < legacy_share else fonts)
     if lower_share and style_rng.random() < lower_share and (style.font_path is None or draws_lower(style.font_path)):
         style = replace(style, lower_letter=True)
+    if reshape_share and style_rng.random() < reshape_share:
+        style = replace(style, reshape=True)
     rank, lt = int(rng.integers(9)), int(rng.integers(8))
     face, _ = render_card(rank, LETTERS[lt], style, 4.0)
     img, quad, _M = camera_view(rng, face)
@@ -260,9 +264,10 @@ def _crops_chunk(args):
     fonts = split_fonts(split)
     rng = np.random.default_rng(seed)
     lower = LOWER_SHARE if split == "train" else 0.0  # calibration crops stay the faces as their families draw them
+    reshape = RESHAPE_SHARE if split == "train" else 0.0
     C, R, L = [], [], []
     for _ in range(n):
-        gray, quad, rank, lt, layout = _card_sample(rng, fonts, lower_share=lower)
+        gray, quad, rank, lt, layout = _card_sample(rng, fonts, lower_share=lower, reshape_share=reshape)
         q = _noisy(quad, rng)
         for reg in corner_regions(q):
             C.append(crop_region(gray, reg))

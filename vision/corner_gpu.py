@@ -264,6 +264,8 @@ def main(argv=None) -> int:
     t.add_argument("--min-steps", type=cli_int(1), default=1000)
     t.add_argument("--lower-share", type=cli_float(0, 1), default=None,
                    help="the share of cards drawing their letter small (default vision.corner.LOWER_SHARE)")
+    t.add_argument("--reshape-share", type=cli_float(0, 1), default=None,
+                   help="the share of cards with their glyphs redrawn (default vision.corner.RESHAPE_SHARE)")
     f = sub.add_parser("finish")
     f.add_argument("state", help="a state dict (.pt) written by train, its recipe .json beside it")
     f.add_argument("--name", required=True, choices=("corner_reader", "second_reader"),
@@ -314,6 +316,8 @@ def main(argv=None) -> int:
 
     if a.lower_share is not None:
         vision.corner.LOWER_SHARE = a.lower_share  # read by the forked workers
+    if a.reshape_share is not None:
+        vision.corner.RESHAPE_SHARE = a.reshape_share
     gen = Generator(pack_dir, a.workers, a.data_seed, log=log)  # forked before CUDA starts
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
@@ -335,7 +339,7 @@ def main(argv=None) -> int:
             rec = {"name": name, "cards": cards, "data_seed": a.data_seed, "train_crops": int(len(X)),
                    "steps": steps, "batch": a.batch, "lr": a.lr, "init": init.name, "extra": extra,
                    "gen_s": round(gen_s, 1), "train_s": round(secs, 1), "device": dev_name, "workers": a.workers,
-                   "lower_share": vision.corner.LOWER_SHARE, "fonts": "train split, cut down (vision.corner_gpu pack)"}
+                   "lower_share": vision.corner.LOWER_SHARE, "reshape_share": vision.corner.RESHAPE_SHARE, "fonts": "train split, cut down (vision.corner_gpu pack)"}
             (out / f"{name}.json").write_text(json.dumps(rec, indent=1) + "\n")
             log(json.dumps(rec))
     finally:

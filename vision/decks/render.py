@@ -66,6 +66,8 @@ class FaceStyle:
     pen_rank: bool = False  # the rank is pen-written too
     lower_letter: bool = False  # the letter drawn as its small letter ("a" for A): a hand-lettered deck, or a face
     #                             whose capitals are small letters; only where the face draws a-h (training faces)
+    reshape: bool = False  # each glyph's shape redrawn at random (``reshaped``): a type design no font file draws;
+    #                        training faces only (vision.corner.RESHAPE_SHARE)
 
     @property
     def size_mm(self) -> tuple[float, float]:
@@ -191,6 +193,8 @@ def _glyph(text: str, font: int, height_px: float, thick: int, ink, rng, pen: bo
         mx = xs + amp * np.sin(ys / rng.uniform(5, 9) + ph[0])
         my = ys + amp * np.sin(xs / rng.uniform(5, 9) + ph[1])
         tile = cv2.remap(tile, mx.astype(np.float32), my.astype(np.float32), cv2.INTER_LINEAR)
+    if style is not None and style.reshape:
+        tile = reshaped(tile, rng)
     ys, xs = np.nonzero(tile > 40)
     if len(xs) == 0:
         tile = np.zeros((4, 4), np.uint8)
@@ -203,6 +207,70 @@ def _glyph(text: str, font: int, height_px: float, thick: int, ink, rng, pen: bo
     bgr = np.empty((nh, nw, 3), np.float32)
     bgr[:] = ink
     return bgr, alpha
+
+
+def _shape_count(tile: np.ndarray) -> tuple[int, int]:
+    """A glyph's topology: (strokes, holes), each counted only where it is more than a speck."""
+    ink = cv2.copyMakeBorder((tile > 127).astype(np.uint8), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    total = max(int(ink.sum()), 1)
+    _n, _lab, st, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    strokes = int((st[1:, cv2.CC_STAT_AREA] >= 0.03 * total).sum())
+    _n, _lab, st, _c = cv2.connectedComponentsWithStats(1 - ink, connectivity=4)
+    holes = int((st[1:, cv2.CC_STAT_AREA] >= max(12, 0.01 * total)).sum()) - 1  # less the background around it
+    return strokes, holes
+
+
+def _dots(on: np.ndarray, cell: int, radius: float) -> np.ndarray:
+    """A dot-matrix glyph: a dot of ``radius`` x ``cell`` in each cell of the grid ``on`` (0/1) that is on, apart
+    from its neighbours' dots."""
+    dot = np.zeros((cell, cell), np.uint8)
+    cv2.circle(dot, (cell // 2, cell // 2), max(1, min(int(cell * radius), (cell - 2) // 2)), 255, -1)
+    return np.kron(on, dot).astype(np.uint8)
+
+
+def reshaped(tile: np.ndarray, rng) -> np.ndarray:
+    """A glyph tile (white on black, about 80 px tall) redrawn as another type design might draw it: bent by a smooth
+    random displacement (an elastic distortion: strokes keep their path, proportions and curves change), then at
+    random its strokes made heavier or lighter, or the glyph set on a coarse grid of square pixels or of dots (the
+    pixel and dot-matrix faces). What the glyph says stays legible: the bend is a few per cent of its height, and a
+    step that joins, splits or fills the glyph's strokes or holes (a "4" whose counter fills, a thin "C" that breaks)
+    is not taken."""
+    pad = 10
+    tile = cv2.copyMakeBorder(tile, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    shape = _shape_count(tile)
+    hh, ww = tile.shape
+    sigma = rng.uniform(7.0, 14.0)
+    amp = rng.uniform(2.0, 6.0)  # px at ~80 px glyph height: a smooth field's largest shift
+    ys, xs = np.mgrid[0:hh, 0:ww].astype(np.float32)
+    dx, dy = (cv2.GaussianBlur(rng.uniform(-1, 1, (hh, ww)).astype(np.float32), (0, 0), sigma) for _ in range(2))
+    dx *= amp / max(float(np.abs(dx).max()), 1e-6)
+    dy *= amp / max(float(np.abs(dy).max()), 1e-6)
+    bent = cv2.remap(tile, xs + dx, ys + dy, cv2.INTER_LINEAR)
+    if _shape_count(bent) != shape:
+        return tile
+    tile = bent
+    u = rng.random()
+    if u < 0.25:  # heavier strokes
+        k = int(rng.integers(3, 8))
+        cand = cv2.dilate(tile, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        check = cand
+    elif u < 0.45:  # lighter strokes
+        k = int(rng.integers(3, 6))
+        cand = check = cv2.erode(tile, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    elif u < 0.65:  # a pixel face, or a dot-matrix face: the glyph on a coarse grid
+        ys_, _xs = np.nonzero(tile > 40)
+        gh = int(rng.integers(7, 14))  # grid cells over the glyph's height
+        cell = max(2, int(round((ys_.max() - ys_.min() + 1) / gh))) if len(ys_) else 2
+        small = cv2.resize(tile, (max(1, ww // cell), max(1, hh // cell)), interpolation=cv2.INTER_AREA)
+        on = (small > rng.uniform(70, 140)).astype(np.uint8)
+        check = cv2.resize(on * 255, (on.shape[1] * cell, on.shape[0] * cell), interpolation=cv2.INTER_NEAREST)
+        if rng.random() < 0.5:
+            cand = check
+        else:
+            cand = _dots(on, cell, rng.uniform(0.3, 0.5))
+    else:
+        return tile
+    return cand if _shape_count(check) == shape else tile
 
 
 def _paste(img: np.ndarray, bgr: np.ndarray, alpha: np.ndarray, x: int, y: int) -> None:
