@@ -102,3 +102,28 @@ def test_train_crops_are_reshaped_at_their_share_and_no_share_draws_nothing_more
     a = vc._card_sample(np.random.default_rng(1), fonts, lower_share=0.1)
     b = vc._card_sample(np.random.default_rng(1), fonts, lower_share=0.1, reshape_share=0.0)
     assert seen == [False, False] and np.array_equal(a[0], b[0])  # no share: the same card as before
+
+
+def test_suited_ranks_are_reshaped_in_train_cards_only_and_no_share_draws_nothing_more(monkeypatch):
+    import vision.decks.render as rd
+    import vision.suited_reader as sr
+    from vision.decks.faces import faces_for
+    from vision.fonts import split_fonts
+
+    calls = []
+    orig = rd.reshaped
+
+    def spy(tile, rng):
+        calls.append(tile.shape)
+        return orig(tile, rng)
+
+    monkeypatch.setattr(rd, "reshaped", spy)
+    sr._suited_chunk((3000, 4, "calibration", "standard52", 0.0, (), 0.0, 1.0))
+    assert calls == []  # calibration views stay as their families draw them
+    sr._suited_chunk((3000, 4, "train", "standard52", 0.0, (), 0.0, 1.0))
+    assert len(calls) >= 4  # every train card's rank (and its big middle rank, where it has one)
+    calls.clear()
+    codes, faces, fonts = sr.deck_codes("standard52"), faces_for("standard52"), split_fonts("train")
+    a = sr.drawn_card(np.random.default_rng(4), codes, faces, fonts)
+    b = sr.drawn_card(np.random.default_rng(4), codes, faces, fonts, reshape_share=0.0)
+    assert calls == [] and np.array_equal(a[5], b[5])

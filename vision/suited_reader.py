@@ -230,14 +230,15 @@ class _Views:
 
 
 def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: float = 0.0, focus: tuple = (),
-               focus_share: float = 0.0):
+               focus_share: float = 0.0, reshape_share: float = 0.0):
     """A random training card of a suited deck, drawn from ``rng``: its rank and suit indices, style (``fonts``'
     faces, 15 % Hershey; its middle made pips in ``pips_share`` of the cards), pips and court (the renderer's), face
     (BGR, 4 px/mm) and index quads, and whether its view is to be turned grey (``_ink``). ``lower_share``: of the
     cards whose rank is a letter (A, J, Q, K), the share that sets it as its small letter (a, j, q, k: a hand-lettered
     deck, or a face whose capitals are small letters), where the face draws it (``small_rank``); none drawn (and no
     number drawn from ``rng``) when it is 0. ``focus``: rank indices that ``focus_share`` of the cards are drawn
-    from (ranks a reader confuses); no number drawn from ``rng`` for it when the share is 0."""
+    from (ranks a reader confuses); no number drawn from ``rng`` for it when the share is 0. ``reshape_share``: the
+    share of cards whose rank is redrawn (``vision.decks.render.reshaped``); no number drawn when it is 0."""
     from dataclasses import replace
 
     from vision.decks.suited import render_suited
@@ -251,6 +252,8 @@ def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: f
     style = faces.random_style(np.random.default_rng(int(rng.integers(1 << 62))), None if rng.random() < 0.15 else fonts)
     if pips_share and rng.random() < pips_share:
         style = replace(style, centre="pips")
+    if reshape_share and rng.random() < reshape_share:
+        style = replace(style, reshape=True)
     rank_text, pips, court, symbol, ink = faces.face(codes.cards[k], style)
     if lower_share and rank_text.isalpha() and rng.random() < lower_share and small_rank(style, rank_text):
         rank_text = rank_text.lower()
@@ -290,12 +293,13 @@ FOCUS_SHARE = 0.3  # with --focus-ranks: the share of the train split's single c
 
 
 def _suited_chunk(args):
-    """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share]]); the share of small-letter ranks is
-    LOWER_RANK_SHARE for the train split unless given, and 0 for any other split; the rank focus (``drawn_card``) is
-    the train split's only."""
+    """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share[, reshape_share]]]); the share of
+    small-letter ranks is LOWER_RANK_SHARE for the train split unless given, and 0 for any other split; the rank focus
+    and the reshaped ranks (``drawn_card``) are the train split's only."""
     seed, n, split, deck = args[:4]
     lower = (args[4] if len(args) > 4 else LOWER_RANK_SHARE) if split == "train" else 0.0
     focus, focus_share = (args[5], args[6]) if len(args) > 6 and split == "train" else ((), 0.0)
+    reshape = args[7] if len(args) > 7 and split == "train" else 0.0
     from vision.decks.faces import faces_for
     from vision.fonts import split_fonts
 
@@ -309,7 +313,8 @@ def _suited_chunk(args):
 
     for _ in range(n):
         r, s, _style, _pips, _court, face, iquads, grey = drawn_card(rng, codes, faces, fonts, lower_share=lower,
-                                                                      focus=focus, focus_share=focus_share)
+                                                                      focus=focus, focus_share=focus_share,
+                                                                      reshape_share=reshape)
         fan = rng.random() < 0.33
         if fan:
             face = face.copy()
@@ -398,16 +403,20 @@ def _scene_chunk(args):
 
 
 def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0,
-                     n_hands: int = 0, lower_share: float | None = None, focus: tuple = (), focus_share: float = 0.0):
+                     n_hands: int = 0, lower_share: float | None = None, focus: tuple = (), focus_share: float = 0.0,
+                     reshape_share: float = 0.0):
     """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
     scenes, and of ``n_hands`` scenes of a hand held tight: ``vision.synth.suited.HAND``) in faces of font split
     ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none).
     ``lower_share``: the train split's single cards' share of small-letter ranks (default LOWER_RANK_SHARE);
-    ``focus`` / ``focus_share``: rank indices that share of the train split's single cards is drawn from."""
+    ``focus`` / ``focus_share``: rank indices that share of the train split's single cards is drawn from;
+    ``reshape_share``: the train split's single cards' share with their rank redrawn."""
     from vision.synth.suited import HAND, LAYOUTS
 
     share = LOWER_RANK_SHARE if lower_share is None else lower_share
     more = (tuple(focus), focus_share) if focus_share else ()
+    if reshape_share:
+        more = (tuple(focus), focus_share, reshape_share)
     chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck, share, *more))
               for k in range((n_cards + 399) // 400)]
     chunks += [(_scene_chunk, (seed * 1000 + 500 + k, min(50, n_scenes - k * 50), split, deck, LAYOUTS))
@@ -1167,6 +1176,8 @@ def main(argv=None) -> int:
                     "Q,9,J,A) that --focus-share of the training cards are drawn from: ranks the reader confuses")
     ap.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=None, help="with --focus-ranks: the "
                     "share of the training cards drawn from them, the rest from the whole deck (default FOCUS_SHARE)")
+    ap.add_argument("--reshape-share", type=cli_float(0, 1), default=0.0, help="the share of the training cards "
+                    "whose rank is redrawn: bent, heavier or lighter, pixel or dot-matrix (default 0)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
@@ -1259,6 +1270,9 @@ def main(argv=None) -> int:
         rep["recipe"]["focus_ranks"] = a.focus_ranks.split(",")  # as given (checked by focus_ranks)
         rep["recipe"]["focus_share"] = focus_share
         seed_tag += f"_focus{'-'.join(rep['recipe']['focus_ranks'])}x{focus_share:g}"
+    if a.reshape_share:
+        rep["recipe"]["reshape_share"] = a.reshape_share
+        seed_tag += f"_reshape{a.reshape_share:g}"
     cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}{seed_tag}_lower{lower:g}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
@@ -1266,7 +1280,7 @@ def main(argv=None) -> int:
     else:
         C, R, L = gen_suited_crops(deck, a.cards, seed=a.data_seed, split="train", workers=a.workers,
                                    n_scenes=a.scenes, n_hands=a.hands, lower_share=lower, focus=focus,
-                                   focus_share=focus_share)
+                                   focus_share=focus_share, reshape_share=a.reshape_share)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["gen_s"] = round(time.time() - t0, 1)

@@ -58,6 +58,7 @@ class SuitedStyle:
     index_scale: float = 1.0
     size: str = "poker"
     seed: int = 0
+    reshape: bool = False  # the rank's glyphs redrawn at random (vision.decks.render.reshaped): training faces only
 
     @property
     def size_mm(self) -> tuple[float, float]:
@@ -199,6 +200,10 @@ def text_mask(text: str, height_px: float, style: SuitedStyle) -> np.ndarray:
         pad = 10 + t
         tile = np.zeros((h + bl + 2 * pad, w + 2 * pad), np.uint8)
         cv2.putText(tile, text, (pad, pad + h), style.font, scale, 255, t, cv2.LINE_AA)
+    if style.reshape:
+        from vision.decks.render import reshaped
+
+        tile = reshaped(tile, np.random.default_rng([style.seed, *map(ord, text)]))
     ys, xs = np.nonzero(tile > 40)
     if len(xs) == 0:
         return np.zeros((max(1, int(height_px)), 1), np.float32)
