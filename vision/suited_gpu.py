@@ -374,6 +374,8 @@ def main(argv=None) -> int:
                    "packed real views (standard52)")
     t.add_argument("--lower-share", type=cli_float(0, 1), default=None, help="of the training cards whose rank is a "
                    "letter, the share setting it small (default vision.suited_reader.LOWER_RANK_SHARE)")
+    t.add_argument("--reshape-share", type=cli_float(0, 1), default=None, help="the share of the training cards whose "
+                   "rank is redrawn (default vision.suited_reader.RESHAPE_RANK_SHARE)")
     t.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     t.add_argument("--extra", type=cli_int(0, 8), default=None, help="train a deeper reader: this many more "
                    "convolutions at each small scale (corner.make_net), at least the init's; the ones the init lacks "
@@ -481,6 +483,8 @@ def main(argv=None) -> int:
 
     if a.lower_share is not None:
         vision.suited_reader.LOWER_RANK_SHARE = a.lower_share  # read by the forked workers
+    if a.reshape_share is not None:
+        vision.suited_reader.RESHAPE_RANK_SHARE = a.reshape_share
     gen = Generator(pack_dir, deck, a.workers, a.data_seed, log=log)  # forked before CUDA starts
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
@@ -500,7 +504,8 @@ def main(argv=None) -> int:
            "steps": steps, "batch": a.batch, "lr": a.lr, "schedule": "OneCycle over the wall time",
            "gen_s_before_training": a.gen_seconds, "train_s": round(secs, 1), "device": dev_name,
            "workers": a.workers, "fonts": "train split, cut down (vision.suited_gpu pack)",
-           "lower_share": vision.suited_reader.LOWER_RANK_SHARE}
+           "lower_share": vision.suited_reader.LOWER_RANK_SHARE,
+           "reshape_share": vision.suited_reader.RESHAPE_RANK_SHARE}
     (out / f"{deck}_gpu.json").write_text(json.dumps(rec, indent=1) + "\n")
     log(json.dumps(rec))
     return 0

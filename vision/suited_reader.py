@@ -289,17 +289,19 @@ def small_rank(style, rank_text: str) -> bool:
 # confident mistakes on the 720 calibration scenes were in the two calibration faces whose capitals are small letters,
 # 7 of them an A read as Q or 2)
 LOWER_RANK_SHARE = 0.1
+RESHAPE_RANK_SHARE = 0.0  # the train split's single cards with their rank redrawn (vision.decks.render.reshaped),
+#                           unless a recipe gives a share (--reshape-share; session 57: tried at 0.3, not kept)
 FOCUS_SHARE = 0.3  # with --focus-ranks: the share of the train split's single cards drawn from those ranks (session 55)
 
 
 def _suited_chunk(args):
     """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share[, reshape_share]]]); the share of
     small-letter ranks is LOWER_RANK_SHARE for the train split unless given, and 0 for any other split; the rank focus
-    and the reshaped ranks (``drawn_card``) are the train split's only."""
+    and the reshaped ranks (``drawn_card``; RESHAPE_RANK_SHARE unless given) are the train split's only."""
     seed, n, split, deck = args[:4]
     lower = (args[4] if len(args) > 4 else LOWER_RANK_SHARE) if split == "train" else 0.0
     focus, focus_share = (args[5], args[6]) if len(args) > 6 and split == "train" else ((), 0.0)
-    reshape = args[7] if len(args) > 7 and split == "train" else 0.0
+    reshape = (args[7] if len(args) > 7 else RESHAPE_RANK_SHARE) if split == "train" else 0.0
     from vision.decks.faces import faces_for
     from vision.fonts import split_fonts
 
