@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.decks.render import FaceStyle, _dots, _shape_count, render_card, reshaped
+from vision.decks.render import _dots, _shape_count, reshaped
 
 
 def _glyph_tile(text: str) -> np.ndarray:
@@ -56,18 +56,6 @@ def test_the_shape_count_sees_a_filled_hole_and_a_broken_stroke():
     assert _shape_count(broken)[0] == 2
 
 
-def test_a_reshaped_face_differs_only_in_its_two_index_corners():
-    st = FaceStyle(seed=5)
-    a, qa = render_card(3, "G", st, 4.0)
-    b, qb = render_card(3, "G", FaceStyle(seed=5, reshape=True), 4.0)
-    assert a.shape == b.shape
-    diff = np.abs(a.astype(int) - b.astype(int)).sum(2) > 30
-    assert diff.any()
-    h = a.shape[0]
-    assert not diff[int(h * 0.35):int(h * 0.65), :].any()
-    assert diff[: h // 3].any() and diff[-h // 3:].any()
-
-
 def test_calibration_crops_are_never_reshaped(monkeypatch):
     import vision.corner as vc
     import vision.decks.render as rd
@@ -79,29 +67,6 @@ def test_calibration_crops_are_never_reshaped(monkeypatch):
     monkeypatch.setattr(vc, "RESHAPE_SHARE", 1.0)
     C, R, L = vc._crops_chunk((2000, 3, "calibration", False))
     assert len(C) == 12
-
-
-def test_train_crops_are_reshaped_at_their_share_and_no_share_draws_nothing_more(monkeypatch):
-    import vision.corner as vc
-    import vision.decks.render as rd
-    from vision.fonts import split_fonts
-
-    seen = []
-    orig = rd.render_card
-
-    def spy(rank, letter, style, ppm):
-        seen.append(style.reshape)
-        return orig(rank, letter, style, ppm)
-
-    monkeypatch.setattr(rd, "render_card", spy)
-    monkeypatch.setattr(vc, "RESHAPE_SHARE", 0.5)
-    vc._crops_chunk((7000, 40, "train", False))
-    assert 10 <= sum(seen) <= 30  # about half
-    seen.clear()
-    fonts = split_fonts("train")
-    a = vc._card_sample(np.random.default_rng(1), fonts, lower_share=0.1)
-    b = vc._card_sample(np.random.default_rng(1), fonts, lower_share=0.1, reshape_share=0.0)
-    assert seen == [False, False] and np.array_equal(a[0], b[0])  # no share: the same card as before
 
 
 def test_suited_ranks_are_reshaped_in_train_cards_only_and_no_share_draws_nothing_more(monkeypatch):
