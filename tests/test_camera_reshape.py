@@ -24,7 +24,8 @@ def test_a_reshaped_glyph_keeps_its_strokes_and_holes_and_changes_its_shape(text
     changed = dotted = 0
     for seed in range(40):
         out = reshaped(tile, np.random.default_rng(seed))
-        if cv2.connectedComponents((out > 127).astype(np.uint8))[0] > 8:  # the dot-matrix look: its grid was checked as the pixel look (next test)
+        # the dot-matrix look: its grid is what was checked, drawn as square pixels (dots: the next test)
+        if cv2.connectedComponents((out > 127).astype(np.uint8))[0] > 8:
             dotted += 1
             continue
         assert _shape_count(out) == shape, (text, seed)

@@ -339,7 +339,8 @@ def main(argv=None) -> int:
             rec = {"name": name, "cards": cards, "data_seed": a.data_seed, "train_crops": int(len(X)),
                    "steps": steps, "batch": a.batch, "lr": a.lr, "init": init.name, "extra": extra,
                    "gen_s": round(gen_s, 1), "train_s": round(secs, 1), "device": dev_name, "workers": a.workers,
-                   "lower_share": vision.corner.LOWER_SHARE, "reshape_share": vision.corner.RESHAPE_SHARE, "fonts": "train split, cut down (vision.corner_gpu pack)"}
+                   "lower_share": vision.corner.LOWER_SHARE, "reshape_share": vision.corner.RESHAPE_SHARE,
+                   "fonts": "train split, cut down (vision.corner_gpu pack)"}
             (out / f"{name}.json").write_text(json.dumps(rec, indent=1) + "\n")
             log(json.dumps(rec))
     finally:

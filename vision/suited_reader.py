@@ -406,19 +406,17 @@ def _scene_chunk(args):
 
 def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0,
                      n_hands: int = 0, lower_share: float | None = None, focus: tuple = (), focus_share: float = 0.0,
-                     reshape_share: float = 0.0):
+                     reshape_share: float | None = None):
     """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
     scenes, and of ``n_hands`` scenes of a hand held tight: ``vision.synth.suited.HAND``) in faces of font split
     ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none).
     ``lower_share``: the train split's single cards' share of small-letter ranks (default LOWER_RANK_SHARE);
     ``focus`` / ``focus_share``: rank indices that share of the train split's single cards is drawn from;
-    ``reshape_share``: the train split's single cards' share with their rank redrawn."""
+    ``reshape_share``: the train split's single cards' share with their rank redrawn (default RESHAPE_RANK_SHARE)."""
     from vision.synth.suited import HAND, LAYOUTS
 
     share = LOWER_RANK_SHARE if lower_share is None else lower_share
-    more = (tuple(focus), focus_share) if focus_share else ()
-    if reshape_share:
-        more = (tuple(focus), focus_share, reshape_share)
+    more = (tuple(focus), focus_share, RESHAPE_RANK_SHARE if reshape_share is None else reshape_share)
     chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck, share, *more))
               for k in range((n_cards + 399) // 400)]
     chunks += [(_scene_chunk, (seed * 1000 + 500 + k, min(50, n_scenes - k * 50), split, deck, LAYOUTS))
@@ -1178,8 +1176,8 @@ def main(argv=None) -> int:
                     "Q,9,J,A) that --focus-share of the training cards are drawn from: ranks the reader confuses")
     ap.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=None, help="with --focus-ranks: the "
                     "share of the training cards drawn from them, the rest from the whole deck (default FOCUS_SHARE)")
-    ap.add_argument("--reshape-share", type=cli_float(0, 1), default=0.0, help="the share of the training cards "
-                    "whose rank is redrawn: bent, heavier or lighter, pixel or dot-matrix (default 0)")
+    ap.add_argument("--reshape-share", type=cli_float(0, 1), default=None, help="the share of the training cards "
+                    "whose rank is redrawn: bent, heavier or lighter, pixel or dot-matrix (default RESHAPE_RANK_SHARE)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
@@ -1272,9 +1270,10 @@ def main(argv=None) -> int:
         rep["recipe"]["focus_ranks"] = a.focus_ranks.split(",")  # as given (checked by focus_ranks)
         rep["recipe"]["focus_share"] = focus_share
         seed_tag += f"_focus{'-'.join(rep['recipe']['focus_ranks'])}x{focus_share:g}"
-    if a.reshape_share:
-        rep["recipe"]["reshape_share"] = a.reshape_share
-        seed_tag += f"_reshape{a.reshape_share:g}"
+    reshape = RESHAPE_RANK_SHARE if a.reshape_share is None else a.reshape_share
+    if reshape:
+        rep["recipe"]["reshape_share"] = reshape
+        seed_tag += f"_reshape{reshape:g}"
     cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}{seed_tag}_lower{lower:g}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
@@ -1282,7 +1281,7 @@ def main(argv=None) -> int:
     else:
         C, R, L = gen_suited_crops(deck, a.cards, seed=a.data_seed, split="train", workers=a.workers,
                                    n_scenes=a.scenes, n_hands=a.hands, lower_share=lower, focus=focus,
-                                   focus_share=focus_share, reshape_share=a.reshape_share)
+                                   focus_share=focus_share, reshape_share=reshape)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["gen_s"] = round(time.time() - t0, 1)

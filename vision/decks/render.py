@@ -252,8 +252,7 @@ def reshaped(tile: np.ndarray, rng) -> np.ndarray:
     u = rng.random()
     if u < 0.25:  # heavier strokes
         k = int(rng.integers(3, 8))
-        cand = cv2.dilate(tile, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        check = cand
+        cand = check = cv2.dilate(tile, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     elif u < 0.45:  # lighter strokes
         k = int(rng.integers(3, 6))
         cand = check = cv2.erode(tile, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
