@@ -133,7 +133,9 @@ def test_every_card_is_unique():
     hesitant[[2, 4, 6]] = [0.877, 0.082, 0.041]  # 0C, 0E or 0G
     conflict = np.zeros(72)
     conflict[[6, 7]] = [0.95, 0.05]  # also claims 0G
-    a, b, c = unique_cards([sure, hesitant, conflict], min_conf=0.9)
+    conflicts: dict = {}
+    a, b, c = unique_cards([sure, hesitant, conflict], min_conf=0.9, conflicts=conflicts)
+    assert conflicts == {2: 6}  # the card in conflict, and the code it claimed (0G)
     assert a.argmax() == 6 and a.max() > 0.99
     assert b[6] == 0 and b.argmax() == 2 and b.max() >= 0.9 and abs(b.sum() - 1) < 1e-9  # 0C now read
     assert c[6] == 0 and c.max() < 0.9  # 0H is not promoted to a confident read
@@ -207,6 +209,32 @@ def test_the_first_bidder_is_named_by_its_rank_when_its_letter_cannot_change_who
     cards = [card(0, "0H"), card(1, probs=nine), card(2, probs=nine)]
     assert first_bidder(cards)["card"] == "0H"
     assert first_bidder(cards, rank_min=1.01)["card"] is None  # ... where "any card" would have held it back
+
+
+def test_the_first_bidder_is_not_named_on_a_card_another_card_was_read_as_too():
+    """Codes are unique: two cards read as one code means one of them is read wrong. Seen on the calibration range
+    (scene 9,450,314): a 0H read 0A at 1.000 beside the true 0A, which lost the code to it, is unreadable with its
+    posterior emptied, so it counted as higher than every card and the first bidder was named at the 0H's place."""
+    from companion.games.pirates_bluff.camera import first_bidder
+    from vision.detect import IndexRead, assemble
+
+    sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
+
+    def read(p0, rest):
+        p = np.full(72, (1 - p0) / 71)
+        p[0] = p0  # 0A
+        return IndexRead(sq, 0.9, 0, "A", p0, probs=p, corner=0, source="corner")
+
+    cards = assemble([sq, sq + 100], [[read(0.9999, 0)], [read(0.95, 0)]], [], card_min=0.98, unseen=True)
+    assert cards[0].code == "0A" and cards[0].claimed is None
+    assert cards[1].rank is None and cards[1].claimed == "0A" and cards[1].probs.sum() < 0.5
+    fb = first_bidder(cards)
+    assert fb["card"] is None and "position" not in fb and fb["reason"] == "two cards were read as 0A"
+    cards[1].claimed = None  # without the record the emptied card looked higher than any: 0A was named
+    assert first_bidder(cards)["card"] == "0A"
+    # a conflict over a code that is not the one named does not hold the answer back
+    cards[1].claimed = "5C"
+    assert first_bidder(cards)["card"] == "0A"
 
 
 def test_live_reader_waits_for_stillness_and_agreement():
@@ -500,3 +528,28 @@ def test_a_taught_deck_keeps_the_fan_bar_it_was_measured_at():
             got = [c for c in assemble([], [], [lone(conf)], 0.99, unseen=True, fan_min=fan_min)
                    if c.kind == "index"]
             assert len(got) == 1 and (got[0].rank is not None) == want, (conf, fan_min, got[0].rank)
+
+
+def test_a_lone_index_naming_a_card_read_whole_is_that_cards_own():
+    """Codes are unique: in the corner reader's modes a lone index read surely as a card that is read whole is that
+    card's index again (an outline a little inside the card leaves it out). It is not reported as an unseen card,
+    which would hold the first bidder back; a lone index naming no read card stays."""
+    from companion.games.pirates_bluff.camera import first_bidder
+    from vision.detect import IndexRead, assemble
+
+    sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
+
+    def read(code, conf, source="corner", corner=0):
+        p = np.full(72, (1 - conf) / 71)
+        p[int(code[0]) * 8 + "ABCDEFGH".index(code[1])] = conf
+        return IndexRead(sq, 0.9, int(code[0]), code[1], conf, probs=p, corner=corner, source=source)
+
+    whole = [[read("0C", 0.99999)], [read("4D", 0.99999)]]
+    again, other = read("0C", 0.995, "corner_fan", -1), read("6B", 0.995, "corner_fan", -1)
+    cards = assemble([sq, sq + 100], whole, [again, other], card_min=0.98, unseen=True)
+    assert [c.code for c in cards] == ["0C", "4D", "6B"] and cards[2].unseen_card
+    cards = assemble([sq, sq + 100], whole, [again], card_min=0.98, unseen=True)
+    assert [c.code for c in cards] == ["0C", "4D"]
+    assert first_bidder(cards)["card"] == "0C"  # an "unseen card" of any code would have held it back
+    # the index reader's mode (our own faces) keeps its fanned reads as they are
+    assert len(assemble([sq, sq + 100], whole, [again], card_min=0.98, unseen=False)) == 3

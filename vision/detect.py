@@ -154,6 +154,9 @@ class CardRead:
     # code (the corner reader's modes: the detector, trained on the project's own faces, can miss a card of
     # another deck whose index it still finds; leaving it out could name a wrong first bidder)
     unseen_card: bool = False
+    # a code this card was read as with at least half its weight, which a surer card took (codes are unique: one of
+    # the two is read wrong); the card itself stays unreadable (vision.detect.unique_cards)
+    claimed: str | None = None
 
     @property
     def code(self):
@@ -981,13 +984,15 @@ def card_posterior(reads, temp: float | None = None) -> np.ndarray:
     return p / p.sum()
 
 
-def unique_cards(posts: list[np.ndarray], min_conf: float | None = None) -> list[np.ndarray]:
+def unique_cards(posts: list[np.ndarray], min_conf: float | None = None,
+                 conflicts: dict | None = None) -> list[np.ndarray]:
     """Every card of the deck is unique: a code read with confidence on one card is not on another.
 
     The surest card reading at least ``min_conf`` takes its code; that code's share is taken out of every
     other card's posterior, which is renormalised when the share was small (< 0.5); a card that had put most
     of its weight on a code already taken is in conflict and is left unnormalised (so it stays unreadable).
-    Repeated until no further card reaches ``min_conf``."""
+    Repeated until no further card reaches ``min_conf``. ``conflicts`` (a dict), when given, gets each card in
+    conflict's position -> the code it claimed: it or the card that took the code is read wrong."""
     min_conf = CARD_MIN if min_conf is None else min_conf
     posts = [p.copy() for p in posts]
     fixed: set[int] = set()
@@ -1005,6 +1010,8 @@ def unique_cards(posts: list[np.ndarray], min_conf: float | None = None) -> list
             posts[j][k] = 0.0
             if share < 0.5:
                 posts[j] /= posts[j].sum()
+            elif conflicts is not None:
+                conflicts[j] = k
 
 
 def assemble(card_quads, per_card, fan, card_min: float | None = None, unseen: bool = False,
@@ -1012,8 +1019,9 @@ def assemble(card_quads, per_card, fan, card_min: float | None = None, unseen: b
     card_min = CARD_MIN if card_min is None else card_min
     fan_min = FAN_CORNER_MIN if fan_min is None else fan_min
     out = []
-    posts = unique_cards([card_posterior(m) if m else np.full(72, 1 / 72) for m in per_card], card_min)
-    for corners, mine, probs in zip(card_quads, per_card, posts):
+    conflicts: dict = {}
+    posts = unique_cards([card_posterior(m) if m else np.full(72, 1 / 72) for m in per_card], card_min, conflicts)
+    for n, (corners, mine, probs) in enumerate(zip(card_quads, per_card, posts)):
         rank = letter = None
         k = int(probs.argmax())
         conf = float(probs[k])
@@ -1023,8 +1031,15 @@ def assemble(card_quads, per_card, fan, card_min: float | None = None, unseen: b
             tl = mine[0].quad[0]
             j = int(np.argmin(((corners - tl) ** 2).sum(1)))
             corners = np.roll(corners, -j, axis=0)
-        out.append(CardRead("card", corners, rank, letter, conf, mine, probs))
+        claimed = f"{conflicts[n] // 8}{LETTERS[conflicts[n] % 8]}" if n in conflicts else None
+        out.append(CardRead("card", corners, rank, letter, conf, mine, probs, claimed=claimed))
+    said = {c.code for c in out if c.rank is not None}
     for rd in fan:
+        if unseen and rd.source == "corner_fan" and rd.conf >= fan_min and f"{rd.rank}{rd.letter}" in said:
+            # codes are unique: a lone index read surely as a card read whole is that card's own index again (an
+            # outline a little inside the card leaves it out), not an unseen card that holds the first bidder back.
+            # Session 58, 1,200 fresh calibration start scenes: first bidder named right 890 -> 893, never wrongly
+            continue
         # with the corner reader (other decks), a lone index is read by the corner reader (source "corner_fan") at
         # its own bar; the index reader is sure of wrong codes on faces it never saw (4.6 % of fanned indices in
         # the held-out families), so on other decks its reads of lone indices are not used

@@ -59,6 +59,9 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     ``card`` and ``letter`` are None, ``rank`` and ``position`` name it); otherwise ``card`` is None with the
     reason and there is no ``position``.
 
+    A card that another card was also read as (``claimed``: the camera's reads keep the code a card in conflict
+    claimed, see vision.detect.unique_cards) is never named: one of the two reads is wrong.
+
     ``players``: how many starting cards lie on the table (one per player), when known. A card the camera did not
     find then counts as a card of unknown code, so it holds the answer back unless the lowest card read is surely
     lower than any card; more cards found than players is not named at all (one of them is not a starting card).
@@ -122,5 +125,10 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
         return {"card": None, "reason": why,
                 "probability": round(float(lowest[best]), 4), "candidates": cands}
     c = starting[best]
+    if c.rank is not None and c.code in {getattr(o, "claimed", None) for o in starting[:n_start]}:
+        # codes are unique: another card was read as this one too, so one of the two is read wrong (session 58: a 0H
+        # read 0A at 1.000 beside the true 0A, whose reading it took, named the first bidder at the 0H's place)
+        return {"card": None, "reason": f"two cards were read as {c.code}",
+                "probability": round(float(lowest[best]), 4), "candidates": cands}
     return {"card": c.code, "rank": ranks[best], "letter": c.letter, "position": [round(float(v), 1) for v in c.center],
             "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}
