@@ -553,3 +553,23 @@ def test_a_lone_index_naming_a_card_read_whole_is_that_cards_own():
     assert first_bidder(cards)["card"] == "0C"  # an "unseen card" of any code would have held it back
     # the index reader's mode (our own faces) keeps its fanned reads as they are
     assert len(assemble([sq, sq + 100], whole, [again], card_min=0.98, unseen=False)) == 3
+
+
+@pytest.mark.parametrize("mode", ["index", "corner"])
+def test_a_lone_index_keeps_its_own_boxs_detector_score(mode):
+    """Each fanned index's read carries the detector's score of its own box (it once carried the first box's)."""
+    from vision.detect import Scanner
+
+    sc = Scanner("ort", reader=mode)
+    seen = {}
+    find = sc.detector.at_table_scale
+
+    def watched(*a, **k):
+        seen["dets"] = find(*a, **k)
+        return seen["dets"]
+
+    sc.detector.at_table_scale = watched
+    _, reads = sc.scan(cv2.imread(str(FIX / "fan_a.jpg")))
+    scores = {float(d[1]) for d in seen["dets"] if d[0] == 1}
+    lone = [r.det_conf for r in reads if r.corner == -1]
+    assert len(lone) >= 3 and set(lone) <= scores and len(set(lone)) == len(lone)

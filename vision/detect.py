@@ -819,7 +819,7 @@ class Scanner:
         for i in taken:
             ci, o, k, src = owners[i]
             rd = reads[i]
-            rd.det_conf = cards[ci][1] if ci >= 0 else idx[k][1]
+            rd.det_conf = cards[ci][1] if ci >= 0 else idx[o][1]  # a lone index: its own box's score
             rd.corner = k if ci >= 0 else -1
             rd.source = "corner_fan" if rd.source == "corner_fan" else src
         extra_ids = {id(reads[i]) for i in taken if i in extra}  # step 3's views: they count, they are not shown
