@@ -18,7 +18,8 @@ def _card(rank, letter, x0):
 def _whole(card, rank, letter, shift=0.0):
     q = card.quad + np.float32(shift)
     # the corner reader's views: corner regions, centred well off the printed index
-    region = np.array([[q[0, 0], q[0, 1]], [q[0, 0] + 42, q[0, 1]], [q[0, 0] + 42, q[0, 1] + 60], [q[0, 0], q[0, 1] + 60]])
+    x, y = q[0]
+    region = np.array([[x, y], [x + 42, y], [x + 42, y + 60], [x, y + 60]])
     rd = IndexRead(region, 0.9, rank, letter, 0.999, corner=0, source="corner")
     return CardRead("card", q, rank, letter, 0.999 if rank is not None else 0.5, [rd]), rd
 
@@ -56,6 +57,7 @@ def test_a_whole_card_read_belongs_to_one_card_only():
 
 def test_a_lone_read_on_the_index_counts_and_a_disagreeing_one_makes_it_wrong():
     a = _card(3, "B", 100)
+
     def reported(rd):  # as the scan reports a lone index
         return CardRead("index", rd.quad, rd.rank, rd.letter, rd.conf, [rd], unseen_card=True)
 
