@@ -173,7 +173,8 @@ FAR_HINT = "The cards look small in the picture: bring the camera closer to the 
 def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None = None,
                 far: bool = False) -> SeatReading:
     """The camera's agreed reads (whole cards, ``kind == "card"``; lone corner indices are not placed) mapped
-    for ``request``. The same card twice on one deck is a misread: both left unread, never guessed.
+    for ``request``. The same card twice on one deck is a misread (read twice, or one read and another left unread
+    because it was read as that card too): both left unread, never guessed.
     ``frame_size`` (width, height): the table's centre when not every seat has a card (``layout="seats"``).
     ``far``: the camera saw the cards small (``vision.detect.Detector.looked_far``: a camera further from the table
     than the tablet over it misses cards and reads fewer): a reading that is not complete says so (FAR_HINT)."""
@@ -186,8 +187,13 @@ def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[fl
 def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None) -> SeatReading:
     cards = [c for c in reads if c.kind == "card"]
     texts = [read_text(c) for c in cards]
+    twice: list = []
     if request.one_deck:
-        texts = [t if t is None or texts.count(t) == 1 else None for t in texts]
+        # the camera gives a code two cards were read as to the surer read and leaves the other unread with the code
+        # it claimed (``claimed``, vision.detect.unique_cards): that too is the same card twice
+        claimed = {getattr(c, "claimed", None) for c in cards} - {None}
+        twice = sorted({t for t in texts if t is not None and (texts.count(t) > 1 or t in claimed)})
+        texts = [None if t in twice else t for t in texts]
     players = list(request.seats)
     if request.layout == "new":
         known = set(request.known) | set(request.row)
@@ -229,4 +235,6 @@ def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[f
     note = f"Read {len(out) - len(bad)} of {len(out)} {request.title}."
     if bad:
         note += f" Unreadable ({', '.join(bad)}): enter by touch."
+    if twice:
+        note += f" Two cards looked like {' and like '.join(twice)}: check them."
     return SeatReading(out, len(cards), bad, note, placed={i: k + 1 for i, k in placed.items()})

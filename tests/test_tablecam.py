@@ -51,12 +51,27 @@ def test_map_reading_seats_unreadable_and_duplicates_are_left_for_a_tap():
     # the same card twice on one deck is a misread: both seats are left for a tap, never guessed
     assert r.cards == {"Ann": "3A", "Ben": None, "Cy": None, "Dee": None}
     assert r.unreadable == ["Ben", "Cy", "Dee"] and r.placed == {0: 1, 1: 2, 2: 3, 3: 4}
-    assert r.note == "Read 1 of 4 cards of the trick. Unreadable (Ben, Cy, Dee): enter by touch."
+    assert r.note == ("Read 1 of 4 cards of the trick. Unreadable (Ben, Cy, Dee): enter by touch. "
+                      "Two cards looked like 5B: check them.")
     two = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy", "Dee"), layout="seats", one_deck=False),
                       (1280, 720))
     assert two.cards == {"Ann": "3A", "Ben": None, "Cy": "5B", "Dee": "5B"}  # two decks: the same card twice is fine
     short = map_reading(reads[:3], req, (1280, 720))
     assert short.cards == {} and short.note.startswith("Found 3 cards for 4 players")
+
+
+def test_a_card_read_as_a_code_another_card_claimed_is_left_for_a_tap_with_it():
+    """The scanner gives a code two cards were read as to the surer read and leaves the other unread, with the code it
+    claimed (vision.detect.unique_cards): on one deck that is the same card twice, so both are left for a tap."""
+    req = ScanRequest("pirates72", ("Ann", "Ben", "Cy"), layout="apart")
+    loser = _card_at(300, 360, None, None)
+    loser.claimed = "0A"
+    reads = [_card_at(640, 600, 0, "A"), loser, _card_at(980, 360, 5, "B")]
+    r = map_reading(reads, req)
+    assert sorted(v for v in r.cards.values() if v) == ["5B"] and len(r.unreadable) == 2
+    assert r.note.endswith("Two cards looked like 0A: check them.")
+    two = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy"), one_deck=False))
+    assert sorted(v for v in two.cards.values() if v) == ["0A", "5B"]  # two decks: a 0A each is no misread
 
 
 def test_a_reading_not_complete_from_a_far_camera_says_to_bring_it_closer():
