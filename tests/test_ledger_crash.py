@@ -56,7 +56,12 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path):
         else:  # sometimes while it is still opening the file
             time.sleep(rng.uniform(0.0, 0.05))
         proc.send_signal(signal.SIGKILL)
-        out, err = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
+        # read through the same buffered pipes as the readline above: communicate() reads the raw descriptors, and
+        # would lose whatever that readline had already buffered past "ready" (the first acks of a fast child)
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
         assert proc.returncode == -signal.SIGKILL, err
         assert not err, err
         acks = [line.split() for line in out.splitlines() if line.startswith("ack")]
