@@ -95,6 +95,18 @@ def test_onnxruntime_and_opencv_dnn_agree_on_a_fixture():
     assert len(a) == len(b) == len(c)
 
 
+SQ = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
+
+
+def _read(code, conf, source="corner", corner=0):
+    """A corner reader's read of ``code`` (e.g. "0A") at ``conf``, the rest of its posterior spread evenly."""
+    from vision.detect import IndexRead
+
+    p = np.full(72, (1 - conf) / 71)
+    p[int(code[0]) * 8 + "ABCDEFGH".index(code[1])] = conf
+    return IndexRead(SQ, 0.9, int(code[0]), code[1], conf, probs=p, corner=corner, source=source)
+
+
 def _corner_error(pred, quad):
     quad = np.array(quad, np.float32)
     return min(float(np.abs(np.roll(pred, r, axis=0) - quad).max()) for r in range(4))
@@ -216,16 +228,9 @@ def test_the_first_bidder_is_not_named_on_a_card_another_card_was_read_as_too():
     (scene 9,450,314): a 0H read 0A at 1.000 beside the true 0A, which lost the code to it, is unreadable with its
     posterior emptied, so it counted as higher than every card and the first bidder was named at the 0H's place."""
     from companion.games.pirates_bluff.camera import first_bidder
-    from vision.detect import IndexRead, assemble
+    from vision.detect import assemble
 
-    sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
-
-    def read(p0, rest):
-        p = np.full(72, (1 - p0) / 71)
-        p[0] = p0  # 0A
-        return IndexRead(sq, 0.9, 0, "A", p0, probs=p, corner=0, source="corner")
-
-    cards = assemble([sq, sq + 100], [[read(0.9999, 0)], [read(0.95, 0)]], [], card_min=0.98, unseen=True)
+    cards = assemble([SQ, SQ + 100], [[_read("0A", 0.9999)], [_read("0A", 0.95)]], [], card_min=0.98, unseen=True)
     assert cards[0].code == "0A" and cards[0].claimed is None
     assert cards[1].rank is None and cards[1].claimed == "0A" and cards[1].probs.sum() < 0.5
     fb = first_bidder(cards)
@@ -535,24 +540,17 @@ def test_a_lone_index_naming_a_card_read_whole_is_that_cards_own():
     card's index again (an outline a little inside the card leaves it out). It is not reported as an unseen card,
     which would hold the first bidder back; a lone index naming no read card stays."""
     from companion.games.pirates_bluff.camera import first_bidder
-    from vision.detect import IndexRead, assemble
+    from vision.detect import assemble
 
-    sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
-
-    def read(code, conf, source="corner", corner=0):
-        p = np.full(72, (1 - conf) / 71)
-        p[int(code[0]) * 8 + "ABCDEFGH".index(code[1])] = conf
-        return IndexRead(sq, 0.9, int(code[0]), code[1], conf, probs=p, corner=corner, source=source)
-
-    whole = [[read("0C", 0.99999)], [read("4D", 0.99999)]]
-    again, other = read("0C", 0.995, "corner_fan", -1), read("6B", 0.995, "corner_fan", -1)
-    cards = assemble([sq, sq + 100], whole, [again, other], card_min=0.98, unseen=True)
+    whole = [[_read("0C", 0.99999)], [_read("4D", 0.99999)]]
+    again, other = _read("0C", 0.995, "corner_fan", -1), _read("6B", 0.995, "corner_fan", -1)
+    cards = assemble([SQ, SQ + 100], whole, [again, other], card_min=0.98, unseen=True)
     assert [c.code for c in cards] == ["0C", "4D", "6B"] and cards[2].unseen_card
-    cards = assemble([sq, sq + 100], whole, [again], card_min=0.98, unseen=True)
+    cards = assemble([SQ, SQ + 100], whole, [again], card_min=0.98, unseen=True)
     assert [c.code for c in cards] == ["0C", "4D"]
     assert first_bidder(cards)["card"] == "0C"  # an "unseen card" of any code would have held it back
     # the index reader's mode (our own faces) keeps its fanned reads as they are
-    assert len(assemble([sq, sq + 100], whole, [again], card_min=0.98, unseen=False)) == 3
+    assert len(assemble([SQ, SQ + 100], whole, [again], card_min=0.98, unseen=False)) == 3
 
 
 @pytest.mark.parametrize("mode", ["index", "corner"])
