@@ -236,10 +236,12 @@ def test_the_first_bidder_is_not_named_on_a_card_another_card_was_read_as_too():
     fb = first_bidder(cards)
     assert fb["card"] is None and "position" not in fb and fb["reason"] == "two cards were read as 0A"
     cards[1].claimed = None  # without the record the emptied card looked higher than any: 0A was named
-    assert first_bidder(cards)["card"] == "0A"
-    # a conflict over a code that is not the one named does not hold the answer back
+    assert first_bidder(cards, letter_min=0)["card"] == "0A"
+    # (the letter guard holds it too: the emptied card may still be a wild, and 0A is read only 0.994 sure)
+    assert first_bidder(cards)["reason"] == "two cards may be rank 0 and a letter is not sure"
+    # a conflict over a code that is not the one named does not hold the answer back (the letter guard off, as above)
     cards[1].claimed = "5C"
-    assert first_bidder(cards)["card"] == "0A"
+    assert first_bidder(cards, letter_min=0)["card"] == "0A"
 
 
 def test_live_reader_waits_for_stillness_and_agreement():
@@ -535,6 +537,45 @@ def test_a_taught_deck_keeps_the_fan_bar_it_was_measured_at():
             assert len(got) == 1 and (got[0].rank is not None) == want, (conf, fan_min, got[0].rank)
 
 
+def test_the_first_bidder_claims_a_letter_only_when_it_is_sure():
+    """The letter guard (session 59): a card read sure may still carry the wrong letter (0H read 0A at 0.997 on a face
+    that draws its capitals as small letters, beside an unread 0E, named the wrong seat on a fresh calibration deal).
+    When another card may share the lowest rank the letter decides, and it must be read 0.999 sure; when none may,
+    the card is named by its rank alone."""
+    from companion.games.pirates_bluff.camera import FB_LETTER_MIN, first_bidder
+    from vision.detect import CardRead
+
+    def card(i, probs):
+        p = np.asarray(probs, float)
+        k = int(p.argmax())
+        sure = p[k] >= 0.98
+        return CardRead("card", SQ + 100 * i, k // 8 if sure else None, "ABCDEFGH"[k % 8] if sure else None,
+                        float(p[k]), [], p)
+
+    def post(spread):  # {code index: probability}, the rest spread evenly
+        p = np.full(72, (1 - sum(spread.values())) / (72 - len(spread)))
+        for k, v in spread.items():
+            p[k] = v
+        return p
+
+    high = [card(2, post({5 * 8 + 2: 0.9999})), card(3, post({7 * 8 + 1: 0.9999}))]  # 5C, 7B read sure
+    misread = card(0, post({0: 0.9968}))  # "0A", really 0H
+    unread_wild = card(1, post({4: 0.70, 7: 0.25}))  # 0E or 0H, not sure
+    assert misread.code == "0A" and unread_wild.rank is None
+    fb = first_bidder([misread, unread_wild] + high)
+    assert fb["card"] is None and "position" not in fb and fb["reason"] == "two cards may be rank 0 and a letter is not sure"
+    assert first_bidder([misread, unread_wild] + high, letter_min=0)["card"] == "0A"  # what it named before
+    # alone at its rank: named by the rank, at its place, without the letter it is unsure of
+    fb = first_bidder([misread] + high)
+    assert fb["card"] is None and fb["rank"] == 0 and fb["letter"] is None
+    assert fb["position"] == [round(float(v), 1) for v in misread.center]
+    # read sure enough: named with its letter, even beside another wild
+    sure = card(0, post({0: (1 + FB_LETTER_MIN) / 2}))
+    other_wild = card(1, post({6: 0.9999}))  # 0G
+    assert first_bidder([sure, other_wild] + high)["card"] == "0A"
+    assert first_bidder([sure] + high)["card"] == "0A"
+
+
 def test_a_lone_index_naming_a_card_read_whole_is_that_cards_own():
     """Codes are unique: in the corner reader's modes a lone index read surely as a card that is read whole is that
     card's index again (an outline a little inside the card leaves it out). It is not reported as an unseen card,
@@ -548,7 +589,11 @@ def test_a_lone_index_naming_a_card_read_whole_is_that_cards_own():
     assert [c.code for c in cards] == ["0C", "4D", "6B"] and cards[2].unseen_card
     cards = assemble([SQ, SQ + 100], whole, [again], card_min=0.98, unseen=True)
     assert [c.code for c in cards] == ["0C", "4D"]
-    assert first_bidder(cards)["card"] == "0C"  # an "unseen card" of any code would have held it back
+    # an "unseen card" of any code would have held it back (the letter guard off: 0C is read 0.994 sure, so with it
+    # the first bidder is named by its rank alone, at the same card)
+    assert first_bidder(cards, letter_min=0)["card"] == "0C"
+    fb = first_bidder(cards)
+    assert fb["card"] is None and fb["rank"] == 0 and fb["position"] == [round(float(v), 1) for v in cards[0].center]
     # the index reader's mode (our own faces) keeps its fanned reads as they are
     assert len(assemble([SQ, SQ + 100], whole, [again], card_min=0.98, unseen=False)) == 3
 
