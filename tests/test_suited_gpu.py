@@ -130,6 +130,7 @@ def test_a_deeper_reader_starts_from_a_shallower_state_dict_reading_as_it_did():
     the blocks it lacks start as the identity, so before training the deeper reader gives the same logits."""
     import torch
 
+    from nets import trained_looking_batchnorms
     from vision import corner as cr
     from vision.suited_reader import net_kw
 
@@ -137,13 +138,7 @@ def test_a_deeper_reader_starts_from_a_shallower_state_dict_reading_as_it_did():
     x = torch.randn(5, 3, cr.CORNER_H, cr.CORNER_W)
     for have, want in ((0, 0), (0, 1), (0, 2), (1, 3)):
         small = cr.make_net(**net_kw("standard52", have))
-        with torch.no_grad():  # trained-looking BatchNorms, so a misplaced block would show
-            for m in small.modules():
-                if isinstance(m, torch.nn.BatchNorm2d):
-                    m.running_mean.uniform_(-0.5, 0.5)
-                    m.running_var.uniform_(0.5, 2.0)
-                    m.weight.uniform_(0.5, 1.5)
-                    m.bias.uniform_(-0.2, 0.2)
+        trained_looking_batchnorms(small)  # so a misplaced block would show
         small.eval()
         big = cr.make_net(**net_kw("standard52", want))
         cr.load_state_deeper(big, small.state_dict())

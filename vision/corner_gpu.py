@@ -20,6 +20,10 @@ So the work goes in two steps:
    second reader's place (``--name``); the figures of the reader it replaces are kept in its JSON (``previous``).
 
 Everything runs on a CPU too (``--device cpu``), only slower.
+
+3. here, optionally: ``python -m vision.corner_gpu average OUT.pt READER READER ...`` averages readers of one line of
+   training ("go on here, then average", session 59: the committed corner reader is such an average) into a state
+   dict and recipe that ``finish`` takes.
 """
 
 from __future__ import annotations
@@ -193,6 +197,82 @@ class StateError(ValueError):
     """A state dict or its recipe that ``finish`` cannot use."""
 
 
+def _folded(path: Path, work: Path):
+    """A reader as ``make_net`` with every BatchNorm folded into its convolution and its heads times its temperature
+    (``vision.corner.load_onnx_weights``): an exported ``.onnx`` (its report beside it gives the temperature), or a
+    state dict written by ``train`` (raw heads; exported to ``work`` first, so both kinds are averaged in one form)."""
+    import warnings
+
+    import torch
+
+    from vision.corner import export, load_onnx_weights, make_net, reader_extra
+
+    extra = reader_extra(path)
+    net = make_net(extra=extra)
+    if path.suffix == ".onnx":
+        load_onnx_weights(net, path)
+        return net, extra
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        raw = make_net(extra=extra)
+        raw.load_state_dict(torch.load(str(path), map_location="cpu"))
+    raw.eval()
+    tmp = work / f"{len(list(work.iterdir()))}.onnx"
+    export(raw, tmp)  # no report beside it: temperature 1, the heads as train left them
+    load_onnx_weights(net, tmp)
+    return net, extra
+
+
+def average(out: Path, readers: list[Path], data_seed: int | None = None) -> dict:
+    """The equal-weight parameter average of corner readers of one line of training (each went on from the one
+    before, so they share a start): each folded with its heads times its temperature (``_folded``), averaged
+    parameter by parameter; written as ``out`` (a state dict) and its recipe ``out`` .json, which ``finish``
+    takes. ``data_seed`` (the recipe's, for ``finish``'s int8 ranges): given, or the first state dict's recipe's.
+    Everything is checked before anything is written: ValueError (one line) for fewer than two readers, a file that
+    is no corner reader, readers of different depths, a weight that is not finite, or no data seed."""
+    import tempfile
+
+    import torch
+
+    if len(readers) < 2:
+        raise ValueError("an average needs at least two readers")
+    nets, parts, extras = [], [], set()
+    with tempfile.TemporaryDirectory() as work:
+        for path in readers:
+            if not path.is_file():
+                raise ValueError(f"{path}: no such file")
+            if path.suffix not in (".onnx", ".pt"):
+                raise ValueError(f"{path}: not a reader (.onnx, or a state dict .pt written by train)")
+            try:
+                net, extra = _folded(path, Path(work))
+            except Exception as e:  # a broken or foreign file: its one line
+                raise ValueError(f"{path}: not a corner reader ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+            sd = net.state_dict()
+            bad = [k for k, v in sd.items() if v.dtype.is_floating_point and not bool(torch.isfinite(v).all())]
+            if bad:
+                raise ValueError(f"{path}: {bad[0]} holds a value that is not finite")
+            nets.append(sd)
+            extras.add(extra)
+            rec = path.with_suffix(".json")
+            if data_seed is None and path.suffix == ".pt" and rec.is_file():
+                try:
+                    data_seed = int(json.loads(rec.read_text())["data_seed"])
+                except (ValueError, KeyError, TypeError):
+                    pass
+            parts.append(str(path))
+    if len(extras) > 1:
+        raise ValueError(f"the readers differ in depth ({sorted(extras)} extra convolutions per small scale)")
+    if data_seed is None:
+        raise ValueError("no data seed: give --data-seed (no state dict's recipe names one)")
+    avg = {k: (sum(sd[k] for sd in nets) / len(nets) if v.dtype.is_floating_point else v) for k, v in nets[0].items()}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(avg, str(out))
+    rec = {"name": out.stem, "data_seed": data_seed, "extra": extras.pop(), "average_of": parts,
+           "how": "equal-weight parameter average, BatchNorm folded, heads times each reader's temperature"}
+    out.with_suffix(".json").write_text(json.dumps(rec, indent=1) + "\n")
+    return rec
+
+
 def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, out: Path | None = None) -> dict:
     """Here: temperature on the calibration split, ONNX, int8 (as ``vision.corner.main`` does) for a state dict
     made by ``train``; writes <out>/<name>.{onnx,int8.onnx,json} (out: models/)."""
@@ -266,6 +346,12 @@ def main(argv=None) -> int:
                    help="the share of cards drawing their letter small (default vision.corner.LOWER_SHARE)")
     t.add_argument("--reshape-share", type=cli_float(0, 1), default=None,
                    help="the share of cards with their glyphs redrawn (default vision.corner.RESHAPE_SHARE)")
+    v = sub.add_parser("average", help="average readers of one line of training into a state dict for finish")
+    v.add_argument("out", help="the state dict to write (.pt; its recipe .json beside it)")
+    v.add_argument("readers", nargs="+", help="exported readers (.onnx, their report .json beside them) or state "
+                   "dicts written by train (.pt, their recipe beside them)")
+    v.add_argument("--data-seed", type=cli_int(0), default=None, help="the recipe's data seed (default: the first "
+                   "state dict's)")
     f = sub.add_parser("finish")
     f.add_argument("state", help="a state dict (.pt) written by train, its recipe .json beside it")
     f.add_argument("--name", required=True, choices=("corner_reader", "second_reader"),
@@ -278,6 +364,20 @@ def main(argv=None) -> int:
         if Path(a.dest).exists() and not Path(a.dest).is_dir():
             p.error(f"argument dest: not a folder: {a.dest}")
         print(json.dumps(pack(Path(a.dest), a.families)))
+        return 0
+    if a.cmd == "average":
+        out = Path(a.out)
+        if out.suffix != ".pt":
+            v.error(f"argument out: the file name must end in .pt: {a.out}")
+        if out.exists() or out.with_suffix(".json").exists():
+            v.error(f"argument out: already there (nothing is overwritten): {a.out}")
+        if not out.parent.is_dir():
+            v.error(f"argument out: folder does not exist: {out.parent}")
+        try:
+            rec = average(out, [Path(r) for r in a.readers], a.data_seed)
+        except ValueError as e:
+            v.error(f"argument readers: {e}")
+        print(json.dumps(rec))
         return 0
     if a.cmd == "finish":
         state = Path(a.state)
