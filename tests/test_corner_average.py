@@ -69,10 +69,8 @@ def test_an_average_is_the_parameter_mean_with_the_heads_multiplied_back(tmp_pat
     _other, onnx2, _pt2 = _reader_files(tmp_path, 2, 0.8)
     average(tmp_path / "two.pt", [onnx_path, onnx2], data_seed=5)
     two = torch.load(tmp_path / "two.pt")
-    work = tmp_path / "work"
-    work.mkdir()
-    a, _ = _folded(onnx_path, work)
-    b, _ = _folded(onnx2, work)
+    a, _ = _folded(onnx_path, tmp_path / "a.onnx")
+    b, _ = _folded(onnx2, tmp_path / "b.onnx")
     sa, sb = a.state_dict(), b.state_dict()
     assert set(two) == set(sa)
     for k, v in two.items():

@@ -197,10 +197,11 @@ class StateError(ValueError):
     """A state dict or its recipe that ``finish`` cannot use."""
 
 
-def _folded(path: Path, work: Path):
+def _folded(path: Path, scratch: Path):
     """A reader as ``make_net`` with every BatchNorm folded into its convolution and its heads times its temperature
     (``vision.corner.load_onnx_weights``): an exported ``.onnx`` (its report beside it gives the temperature), or a
-    state dict written by ``train`` (raw heads; exported to ``work`` first, so both kinds are averaged in one form)."""
+    state dict written by ``train`` (raw heads; exported to ``scratch`` first, an .onnx path, so both kinds are
+    averaged in one form)."""
     import warnings
 
     import torch
@@ -217,9 +218,8 @@ def _folded(path: Path, work: Path):
         raw = make_net(extra=extra)
         raw.load_state_dict(torch.load(str(path), map_location="cpu"))
     raw.eval()
-    tmp = work / f"{len(list(work.iterdir()))}.onnx"
-    export(raw, tmp)  # no report beside it: temperature 1, the heads as train left them
-    load_onnx_weights(net, tmp)
+    export(raw, scratch)  # no report beside it: temperature 1, the heads as train left them
+    load_onnx_weights(net, scratch)
     return net, extra
 
 
@@ -238,13 +238,13 @@ def average(out: Path, readers: list[Path], data_seed: int | None = None) -> dic
         raise ValueError("an average needs at least two readers")
     nets, parts, extras = [], [], set()
     with tempfile.TemporaryDirectory() as work:
-        for path in readers:
+        for i, path in enumerate(readers):
             if not path.is_file():
                 raise ValueError(f"{path}: no such file")
             if path.suffix not in (".onnx", ".pt"):
                 raise ValueError(f"{path}: not a reader (.onnx, or a state dict .pt written by train)")
             try:
-                net, extra = _folded(path, Path(work))
+                net, extra = _folded(path, Path(work) / f"{i}.onnx")
             except Exception as e:  # a broken or foreign file: its one line
                 raise ValueError(f"{path}: not a corner reader ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
             sd = net.state_dict()
