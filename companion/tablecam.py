@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 LAYOUTS = ("apart", "seats", "new")
 
@@ -42,7 +42,9 @@ class ScanRequest:
     one per seat unless given); ``known``: cards already recorded (``new``); ``title``: what the Scan screen says
     is being read; ``demo``: the cards the simulated table camera lays out (per seat, and in the middle) when no
     camera is there (``--demo``); ``one_deck``: one deck on the table, so the same card read twice is a misread
-    (both left for a tap)."""
+    (both left for a tap); ``hold``: the game's rule of cards read but to be left for a tap,
+    ``hold(reads, players) -> {index into reads: why}`` (Pirate's Bluff's starting cards:
+    ``companion.games.pirates_bluff.camera.left_for_tap``, a card that could name a wrong first bidder)."""
 
     deck: str
     seats: tuple[str, ...]
@@ -54,6 +56,7 @@ class ScanRequest:
     demo_middle: tuple[str, ...] = ()
     one_deck: bool = True  # False: two decks at the table (the same card twice is no misread)
     row: tuple[str, ...] = ()  # ``new``: recorded cards lying in a row, in order; the new cards go on from them
+    hold: Callable[[Sequence[Any], int], dict] | None = None  # the game's cards to leave for a tap (see above)
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -72,7 +75,8 @@ class SeatReading:
     """A complete reading mapped for the game. ``cards``: player -> card text (the deck's notation) or None
     (unreadable: enter by touch); empty when the reading does not fit the request (``note`` says why).
     ``new``: the cards not known yet, left to right (``layout="new"``). ``placed``: read index -> seat number (for
-    the preview)."""
+    the preview). ``held``: the reads (indices into the reads mapped) that were read but are left for a tap by the
+    request's ``hold``."""
 
     cards: dict = field(default_factory=dict)
     found: int = 0
@@ -81,6 +85,7 @@ class SeatReading:
     frame: object = None  # the annotated BGR frame of the reading
     new: list = field(default_factory=list)
     placed: dict = field(default_factory=dict)
+    held: list = field(default_factory=list)
 
 
 def read_text(read: Any) -> str | None:
@@ -185,7 +190,8 @@ def map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[fl
 
 
 def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[float, float] | None) -> SeatReading:
-    cards = [c for c in reads if c.kind == "card"]
+    whole = [i for i, c in enumerate(reads) if c.kind == "card"]
+    cards = [reads[i] for i in whole]
     texts = [read_text(c) for c in cards]
     twice: list = []
     if request.one_deck:
@@ -194,6 +200,11 @@ def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[f
         claimed = {getattr(c, "claimed", None) for c in cards} - {None}
         twice = sorted({t for t in texts if t is not None and (texts.count(t) > 1 or t in claimed)})
         texts = [None if t in twice else t for t in texts]
+    hold = {}  # the game's rule: cards read but left for a tap (after the misreads above, which it does not undo)
+    if request.hold is not None and request.layout != "new" and len(cards) == request.wanted:
+        said = request.hold(reads, len(request.seats))
+        hold = {whole[k]: said[whole[k]] for k, t in enumerate(texts) if t is not None and whole[k] in said}
+        texts = [None if whole[k] in hold else t for k, t in enumerate(texts)]
     players = list(request.seats)
     if request.layout == "new":
         known = set(request.known) | set(request.row)
@@ -227,14 +238,21 @@ def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[f
     else:
         seats = nearest_seats([c.center for c in cards], len(players), frame_size)
         placed = dict(enumerate(seats))
-    out, bad = {}, []
+    out, bad, asked = {}, [], []
     for i, k in sorted(placed.items(), key=lambda kv: kv[1]):
         out[players[k]] = texts[i]
         if texts[i] is None:
             bad.append(players[k])
+            if whole[i] in hold:
+                asked.append(players[k])
     note = f"Read {len(out) - len(bad)} of {len(out)} {request.title}."
-    if bad:
-        note += f" Unreadable ({', '.join(bad)}): enter by touch."
+    unread = [p for p in bad if p not in asked]
+    if unread:
+        note += f" Unreadable ({', '.join(unread)}): enter by touch."
+    if asked:
+        why = sorted({hold[whole[i]] for i in placed if whole[i] in hold})
+        note += f" Not sure enough ({', '.join(asked)}: {'; '.join(why)}): enter by touch."
     if twice:
         note += f" Two cards looked like {' and like '.join(twice)}: check them."
-    return SeatReading(out, len(cards), bad, note, placed={i: k + 1 for i, k in placed.items()})
+    return SeatReading(out, len(cards), bad, note, placed={i: k + 1 for i, k in placed.items()},
+                       held=sorted(i for i in hold if i in {whole[k] for k in placed}))

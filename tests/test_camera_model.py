@@ -576,6 +576,57 @@ def test_the_first_bidder_claims_a_letter_only_when_it_is_sure():
     assert first_bidder([sure] + high)["card"] == "0A"
 
 
+def test_the_app_leaves_for_a_tap_a_card_that_could_name_a_wrong_first_bidder():
+    """Rule T (session 60): the app records the cards it reads and names the lowest recorded one, so where the
+    camera's rule does not name the first bidder, a card that may be the lowest and is read below FB_LETTER_MIN is
+    left for a tap (0H read 0A at 0.997 beside an unread 0E named the wrong seat once the 0E was tapped). Where the
+    rule names the first bidder, or the card is read surer, or it cannot be the lowest, nothing more is asked."""
+    from companion.games.pirates_bluff.camera import FB_LETTER_MIN, left_for_tap
+    from companion.tablecam import ScanRequest, map_reading
+    from vision.detect import CardRead
+
+    def card(i, spread):
+        p = np.full(72, (1 - sum(spread.values())) / (72 - len(spread)))
+        for k, v in spread.items():
+            p[k] = v
+        k = int(p.argmax())
+        sure = p[k] >= 0.98
+        return CardRead("card", SQ + [[150 * i, 300 * (i % 2)]], k // 8 if sure else None,
+                        "ABCDEFGH"[k % 8] if sure else None, float(p[k]), [], p)
+
+    high = [card(2, {5 * 8 + 2: 0.9999}), card(3, {7 * 8 + 1: 0.9999})]  # 5C, 7B read sure
+    misread = card(0, {0: 0.9968})  # "0A", really 0H
+    unread_wild = card(1, {4: 0.70, 7: 0.25})
+    reads = [misread, unread_wild] + high
+    assert left_for_tap(reads, 4) == {0: "it may bid first and is not read sure"}
+    r = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy", "Dee"), hold=left_for_tap))
+    assert r.held == [0] and sorted(v for v in r.cards.values() if v) == ["5C", "7B"] and len(r.unreadable) == 2
+    # read sure enough: recorded as read (the camera's rule abstains here only for the unread wild)
+    sure = card(0, {0: (1 + FB_LETTER_MIN) / 2})
+    assert left_for_tap([sure, unread_wild] + high, 4) == {}
+    # the rule names the first bidder (by its rank alone: no other card may be a wild): nothing asked
+    assert left_for_tap([misread] + high, 3) == {}
+    # a card read under FB_LETTER_MIN that cannot be the lowest is not asked for
+    loose_high = card(3, {7 * 8 + 1: 0.995})
+    assert loose_high.code == "7B" and left_for_tap([unread_wild, high[0], loose_high], 3) == {}
+    loose_low = card(3, {1 * 8 + 1: 0.995})  # 1B at 0.995 may be the lowest beside the unread card: asked for
+    assert left_for_tap([unread_wild, high[0], loose_low], 3) == {2: "it may bid first and is not read sure"}
+    # a card the camera did not find may be the lowest (4 players, 3 cards): the card read 0.997 is asked for
+    assert left_for_tap([misread] + high, 4) == {0: "it may bid first and is not read sure"}
+
+    # the bench's figure of the app: the players tap what is left, the rules name the lowest recorded card
+    from types import SimpleNamespace
+
+    from vision.bench import app_first_bidder
+
+    truth = [(0, "H"), (0, "E"), (5, "C"), (7, "B")]
+    table = [SimpleNamespace(rank=r, letter=ll, quad=(c.corners + [[-2, -2], [2, -2], [2, 2], [-2, 2]]).astype(np.float32))
+             for (r, ll), c in zip(truth, reads)]
+    assert app_first_bidder(reads, table) == ("wrong", 1)  # 0A recorded, 0E tapped: the 0H's seat named
+    assert app_first_bidder(reads, table, left_for_tap) == ("right", 2)
+    assert app_first_bidder(reads[:3], table) == ("touch", 4)  # three cards found for four players
+
+
 def test_a_lone_index_naming_a_card_read_whole_is_that_cards_own():
     """Codes are unique: in the corner reader's modes a lone index read surely as a card that is read whole is that
     card's index again (an outline a little inside the card leaves it out). It is not reported as an unseen card,

@@ -189,3 +189,16 @@ def test_chip_game_ranges():
     with pytest.raises(PirateTableError, match="3-8 players"):
         TableSession(["A", "B"], 50, "pirates-bluff")
     assert TableSession(["A", "B"], 50, "powderkeg").model.dealer == "A"
+
+
+def test_every_games_named_parts_resolve():
+    """A game's parts named as "module:name" (its reads rule, the reads its screen leaves for a tap, its table model,
+    intents and demo) import: a misspelt name would fail only when a player reached it."""
+    seen = 0
+    for spec in registry.games():
+        for ref in (spec.reads_rule, spec.reads_hold, spec.table, spec.intents, spec.demo, spec.demo_step):
+            if isinstance(ref, str):
+                assert callable(registry.resolve(ref)), (spec.id, ref)
+                seen += 1
+    assert seen >= 5
+    assert registry.reads_hold_for_deck("pirates72") is registry.resolve(registry.get("pirates-bluff").reads_hold)

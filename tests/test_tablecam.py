@@ -74,6 +74,31 @@ def test_a_card_read_as_a_code_another_card_claimed_is_left_for_a_tap_with_it():
     assert sorted(v for v in two.cards.values() if v) == ["0A", "5B"]  # two decks: a 0A each is no misread
 
 
+def test_the_games_hold_leaves_a_card_read_for_a_tap_with_its_reason():
+    """A request's ``hold`` (the game's rule: Pirate's Bluff leaves a card that could name a wrong first bidder)
+    empties that card's seat for a tap and says why, apart from the cards that were unreadable; it is asked only of a
+    complete reading, and a card already left as a misread stays one."""
+    asked = []
+
+    def hold(reads, players):
+        asked.append((len(reads), players))
+        return {i: "it may bid first and is not read sure" for i, c in enumerate(reads) if c.rank == 0}
+
+    req = ScanRequest("pirates72", ("Ann", "Ben", "Cy"), hold=hold)
+    reads = [_card_at(640, 600, 0, "A"), _card_at(300, 360, None, None), _card_at(980, 360, 5, "B")]
+    r = map_reading(reads, req)
+    assert r.cards == {"Ann": None, "Ben": None, "Cy": "5B"} and r.unreadable == ["Ann", "Ben"] and r.held == [0]
+    assert asked == [(3, 3)]
+    assert r.note == ("Read 1 of 3 starting cards. Unreadable (Ben): enter by touch. "
+                      "Not sure enough (Ann: it may bid first and is not read sure): enter by touch.")
+    assert map_reading(reads[:2], req).cards == {} and asked == [(3, 3)]  # a reading not complete: not asked
+    plain = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy")))
+    assert plain.cards["Ann"] == "0A" and plain.held == []
+    twice = [_card_at(640, 600, 0, "A"), _card_at(300, 360, 0, "A"), _card_at(980, 360, 5, "B")]
+    r = map_reading(twice, req)
+    assert r.held == [] and r.note.endswith("Two cards looked like 0A: check them.") and "Not sure" not in r.note
+
+
 def test_a_reading_not_complete_from_a_far_camera_says_to_bring_it_closer():
     req = ScanRequest("pirates72", ("Ann", "Ben", "Cy", "Dee"), layout="seats", title="cards of the trick")
     reads = [_card_at(640, 600, 3, "A"), _card_at(300, 360, 4, "C"), _card_at(640, 120, 5, "B"),

@@ -372,6 +372,9 @@ def test_scan_from_simulated_camera_fills_starting_cards(app):
     assert wait_until(lambda: app.camera is None, 60), "no reading from the simulated camera"
     scene = app.last_scan.cam.scene  # the rendered table's ground truth
     assert len(scene.cards) == len(PLAYERS)
+    # the game's rule of cards left for a tap goes with the request (a card that could name a wrong first bidder)
+    from companion.games.pirates_bluff.camera import left_for_tap
+    assert app.last_scan.request.hold is left_for_tap and app.last_scan.request.seats == tuple(PLAYERS)
     truth = {p: PBCard.parse(scene.cards[i].code)
              for p, i in zip(PLAYERS, seat_order([c.quad.mean(0) for c in scene.cards]))}
     deal = app.screens["deal"]

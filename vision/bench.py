@@ -74,6 +74,13 @@ def _score_scene(st: dict, sc, cards, reads) -> None:
                 st.setdefault("wrong_list", []).append(
                     f"scene {sc.seed}: first bidder (players counted) {fb['card'] or str(fb['rank']) + '?'}, "
                     f"truth {gmin.code}")
+        # as the app names it: the cards read recorded, the rest (and the cards the game leaves for a tap) entered
+        # right by a tap, then the lowest recorded card
+        how, taps = app_first_bidder(cards, sc.cards, registry.reads_hold_for_deck("pirates72"))
+        st[f"fb_app_{how}"] += 1
+        st["fb_app_taps"] += taps
+        if how == "wrong":
+            st.setdefault("wrong_list", []).append(f"scene {sc.seed}: first bidder through the app, truth {gmin.code}")
     else:
         # a fanned index counts as read only if the scan *reports* it: the corner reader's modes (other decks)
         # withhold every lone index (the index reader is sure of wrong codes on faces it never saw)
@@ -113,6 +120,33 @@ def _score_scene(st: dict, sc, cards, reads) -> None:
                     st["fan_wrong_cards"] += 1
 
 
+def app_first_bidder(cards, scene_cards, hold=None) -> tuple[str, int]:
+    """The first bidder as the app names it from one reading of the starting cards (``scene_cards``: every card of a
+    start scene, one per player): the reading mapped to the seats (companion.tablecam.map_reading, with the game's
+    ``hold``), every seat left unread entered right by a tap, then the lowest card recorded (the rules). ->
+    (outcome, taps): "right", "wrong", "touch" (the reading does not fit the players: every card is entered by
+    touch) or "stray" (a card was read where none lies)."""
+    from companion.decks.pirates72 import PBCard
+    from companion.tablecam import ScanRequest, map_reading
+
+    seats = tuple(f"seat {k + 1}" for k in range(len(scene_cards)))
+    res = map_reading(cards, ScanRequest("pirates72", seats, hold=hold))
+    if not res.cards:
+        return "touch", len(seats)
+    whole = [c for c in cards if c.kind == "card"]
+    recorded, taps = {}, 0
+    for i, seat in res.placed.items():
+        under = [g for g in scene_cards if _inside(g.quad, whole[i].center)]
+        if not under:
+            return "stray", taps
+        text = res.cards[seats[seat - 1]]
+        taps += text is None
+        recorded[i] = (PBCard.parse(text) if text is not None else PBCard(under[0].rank, under[0].letter), under[0])
+    gmin = min(scene_cards, key=lambda g: PBCard(g.rank, g.letter))
+    low = min(recorded.values(), key=lambda v: v[0])
+    return ("right" if low[1] is gmin else "wrong"), taps
+
+
 def fb_names(fb: dict, lowest) -> bool:
     """A named first bidder (``fb`` has a position) is right when it lies on the truly lowest starting card and
     names its rank, and its letter too where it gives one."""
@@ -149,7 +183,7 @@ def _scene(seed, layout, surfaces, fonts):
 def _empty() -> dict:
     return dict(cards=0, found=0, exact=0, wrong=0, unreadable=0, false_pos=0, fb_scenes=0, fb_right=0, fb_wrong=0,
                 fb_counted_right=0, fb_counted_wrong=0, fan_idx=0, fan_exact=0, fan_wrong=0, fan_exact_cards=0,
-                fan_wrong_cards=0)
+                fan_wrong_cards=0, fb_app_right=0, fb_app_wrong=0, fb_app_touch=0, fb_app_stray=0, fb_app_taps=0)
 
 
 def evaluate_many(scanners: dict, start_scenes, fan_scenes, seed, surfaces=HELD_OUT_SURFACES, fonts=None,
@@ -214,6 +248,13 @@ def _rates(st: dict) -> dict:
         # with the number of players known, as the app and `scan --first-bidder --players N` name it
         "first_bidder_players_counted_accuracy": st["fb_counted_right"] / max(st["fb_scenes"], 1),
         "first_bidder_players_counted_wrong": st["fb_counted_wrong"] / max(st["fb_scenes"], 1),
+        # through the app (app_first_bidder): the players tap what was not read (or read but left for a tap) and the
+        # rules name the lowest recorded card; "touch": the reading did not fit and every card was entered by touch
+        "first_bidder_app_right": st["fb_app_right"] / max(st["fb_scenes"], 1),
+        "first_bidder_app_wrong": st["fb_app_wrong"] / max(st["fb_scenes"], 1),
+        "first_bidder_app_all_by_touch": st["fb_app_touch"] / max(st["fb_scenes"], 1),
+        "first_bidder_app_stray": st["fb_app_stray"] / max(st["fb_scenes"], 1),
+        "first_bidder_app_taps_per_deal": st["fb_app_taps"] / max(st["fb_scenes"], 1),
     }
 
 
@@ -255,7 +296,9 @@ def bench_fonts(start_scenes=200, fan_scenes=100, names=("held_out_fonts", "in_d
                 f"right {100 * r['first_bidder_accuracy']:.1f} % / wrong {100 * r['first_bidder_wrong']:.1f} % / abstain "
                 f"{100 * r['first_bidder_abstain']:.1f} % (players counted: right "
                 f"{100 * r['first_bidder_players_counted_accuracy']:.1f} % / wrong "
-                f"{100 * r['first_bidder_players_counted_wrong']:.1f} %); fanned indices {100 * r['fan_index_accuracy']:.2f} % "
+                f"{100 * r['first_bidder_players_counted_wrong']:.1f} %; through the app, unread cards tapped: right "
+                f"{100 * r['first_bidder_app_right']:.1f} % / wrong {100 * r['first_bidder_app_wrong']:.2f} %, "
+                f"{r['first_bidder_app_taps_per_deal']:.2f} taps per deal); fanned indices {100 * r['fan_index_accuracy']:.2f} % "
                 f"(wrong {100 * r['fan_index_wrong']:.2f} %), {100 * r['fan_shown_accuracy']:.2f} % with the whole "
                 f"cards' reads (wrong {100 * r['fan_shown_wrong']:.2f} %)")
     return res
@@ -353,7 +396,9 @@ def bench(start_scenes=200, fan_scenes=100, seed=9_000_000, reference=True, out=
     out(f"  unreadable (rank null) {100 * res['unreadable_rate']:.2f} %, false-positive cards {st['false_pos']}, "
         f"first bidder wrong {100 * res['first_bidder_wrong']:.2f} % (players counted: right "
         f"{100 * res['first_bidder_players_counted_accuracy']:.2f} %, wrong "
-        f"{100 * res['first_bidder_players_counted_wrong']:.2f} %), fanned indices wrong {100 * res['fan_index_wrong']:.2f} %")
+        f"{100 * res['first_bidder_players_counted_wrong']:.2f} %; through the app, unread cards tapped: wrong "
+        f"{100 * res['first_bidder_app_wrong']:.2f} %, {res['first_bidder_app_taps_per_deal']:.2f} taps per deal), "
+        f"fanned indices wrong {100 * res['fan_index_wrong']:.2f} %")
     f = res.get("float_detector")
     if f:
         out(f"  float detector (ort-fp32): exact {100 * f['exact_read_rate']:.2f} %, wrong {100 * f['confidently_wrong_rate']:.2f} %, "

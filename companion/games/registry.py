@@ -70,6 +70,10 @@ class GameSpec:
       from the camera's reads of the table (Pirate's Bluff: who bids first; ``pirate-table scan --first-bidder``;
       ``players``, when known, is how many sit at the table: in the game's player range). The camera only reads;
       the game decides.
+    - ``reads_hold``: ``"module:function"``; ``function(reads, players) -> {index into reads: why}``: the cards the
+      camera read that the game's screen leaves for a tap all the same when it records what was read (its
+      ScanRequest's ``hold``, companion/tablecam.py; Pirate's Bluff: a starting card that could name a wrong first
+      bidder once recorded). The bench counts the app's first bidder with it.
     - ``summary``: one line for lists; ``extra``: anything else the game wants to publish.
     """
 
@@ -93,6 +97,7 @@ class GameSpec:
     refused_examples: tuple[Path, ...] = ()
     pot_carry_at: str = "pot_carry"
     reads_rule: str | None = None
+    reads_hold: str | None = None
     intents: str | None = None
     nav: tuple[tuple[str, str], ...] = ()
     demo_step: str | None = None
@@ -334,6 +339,13 @@ def reads_game_for_deck(deck: str) -> GameSpec:
 def reads_rule_for_deck(deck: str) -> Callable[[Any], dict[str, Any]]:
     """The rule that decides from camera reads of ``deck``: ``reads_game_for_deck(deck)``'s ``reads_rule``."""
     return resolve(reads_game_for_deck(deck).reads_rule)
+
+
+def reads_hold_for_deck(deck: str) -> Callable[[Any, int], dict[int, str]] | None:
+    """The cards read of ``deck`` that its game's screen leaves for a tap: ``reads_game_for_deck(deck)``'s
+    ``reads_hold`` (None: it records every card read)."""
+    g = reads_game_for_deck(deck)
+    return resolve(g.reads_hold) if g.reads_hold else None
 
 
 def with_odds() -> list[GameSpec]:

@@ -108,18 +108,19 @@ class RecordedFrames:
         pass
 
 
-def annotate(frame, reads, seats=None):
+def annotate(frame, reads, seats=None, held=()):
     """A copy of ``frame`` with each card's quad and its card (``?`` when unreadable) drawn on it; with
-    ``seats`` (card index -> seat number) the seat number too."""
+    ``seats`` (card index -> seat number) the seat number too. ``held``: reads the game left for a tap (drawn ``?``
+    in orange, SeatReading.held)."""
     import cv2
     import numpy as np
 
     img = frame.copy()
     for i, c in enumerate(reads):
         q = np.round(np.asarray(c.corners)).astype(np.int32).reshape(-1, 1, 2)
-        text = read_text(c)
+        text = None if i in held else read_text(c)
         ok = text is not None
-        col = (80, 220, 80) if ok else (40, 60, 240)
+        col = (80, 220, 80) if ok else (0, 160, 255) if i in held else (40, 60, 240)
         cv2.polylines(img, [q], True, col, 4, cv2.LINE_AA)
         if ok and hasattr(c, "letter") and c.rank == 0:
             text = "W" + c.letter  # Pirate's Bluff: the wilds are rank 0
@@ -338,7 +339,7 @@ class CameraService(_CameraThread):
                                       far=scanner.detector.looked_far)
                     whole = [i for i, c in enumerate(agreed) if c.kind == "card"]
                     seats = {whole[i]: k for i, k in res.placed.items()}
-                    res.frame = annotate(frame, agreed, seats)
+                    res.frame = annotate(frame, agreed, seats, held=set(res.held))
                     if not self._stop.is_set():
                         self.post(lambda r=res: self.on_reading(r))
                     break

@@ -33,6 +33,7 @@ SPEC = register(GameSpec(
     odds="companion.games.pirates_bluff.odds",
     camera=True,
     reads_rule="companion.games.pirates_bluff.camera:first_bidder",
+    reads_hold="companion.games.pirates_bluff.camera:left_for_tap",
     pot_carry_at="options.pot_carry",
     summary="Bid on how many of a rank are in play; CALL buttons; chips",
 ))

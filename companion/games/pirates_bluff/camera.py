@@ -80,6 +80,13 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     lower than any card; more cards found than players is not named at all (one of them is not a starting card).
     Without it, the cards found are taken to be all the starting cards (a far camera that misses one can then name
     a wrong first bidder: the app always knows its players, see companion/tablecam.py)."""
+    return _decide(reads, min_prob, mix, rank_min, players, letter_min, share_min)[0]
+
+
+def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, rank_min: float | None,
+            players: int | None, letter_min: float | None, share_min: float | None) -> tuple[dict[str, Any], list]:
+    """first_bidder's answer, and for each found starting card (``reads``' whole cards, in order) its index in
+    ``reads``, P(it is the lowest) and whether its read code is sure to ``letter_min`` (:func:`left_for_tap`)."""
     import numpy as np
 
     min_prob = FB_MIN if min_prob is None else min_prob
@@ -91,7 +98,7 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
         raise ValueError(f"players: {players!r} is not a positive number of players")
     starting = [c for c in reads if c.kind == "card"]
     if not starting:
-        return {"card": None, "reason": "no cards found"}
+        return {"card": None, "reason": "no cards found"}, []
     n = PIRATES72.size
     order = sorted(range(n), key=lambda i: PIRATES72.cards[i])  # the rule's order over the reader's codes
     # the reader's odds on a card it could not read are not to be trusted far: part of its weight goes to every card
@@ -101,7 +108,7 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     found = len(starting) + len(unseen)
     said = f"found {found} starting card{'s' if found != 1 else ''} for {players} players"
     if players is not None and found > players:
-        return {"card": None, "reason": f"{said}: lay each starting card face up, apart, and nothing else"}
+        return {"card": None, "reason": f"{said}: lay each starting card face up, apart, and nothing else"}, []
     missing = 0 if players is None else players - found  # starting cards the camera did not find: any card
     ranks = [c.rank if c.rank is not None else _rank_read(c, np, rank_min) for c in starting]
 
@@ -122,6 +129,10 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
         others = np.prod(np.delete(above, i, axis=0), axis=0)
         lowest[i] = float((P[i] * others).sum())
     n_start = len(starting)
+    at = [i for i, c in enumerate(reads) if c.kind == "card"]
+    cs = [letter_min <= 0 or (c.rank is not None and float(
+        _posterior(c, np)[PIRATES72.cards.index(PBCard(c.rank, c.letter))]) >= letter_min) for c in starting]
+    info = [(at[k], float(lowest[k]), cs[k]) for k in range(n_start)]
     starting = starting + unseen
     best = int(lowest.argmax())
     # every card that might be the lowest, with P(it is): the players decide on these when none is named; the cards
@@ -138,24 +149,41 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
         if missing and p_missing >= 0.01:
             why = f"{said}: a card the camera did not find may be the lowest"
         return {"card": None, "reason": why,
-                "probability": round(float(lowest[best]), 4), "candidates": cands}
+                "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     c = starting[best]
     if c.rank is not None and c.code in {getattr(o, "claimed", None) for o in starting[:n_start]}:
         # codes are unique: another card was read as this one too, so one of the two is read wrong (session 58: a 0H
         # read 0A at 1.000 beside the true 0A, whose reading it took, named the first bidder at the 0H's place)
         return {"card": None, "reason": f"two cards were read as {c.code}",
-                "probability": round(float(lowest[best]), 4), "candidates": cands}
+                "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     r = ranks[best]
-    letter_sure = letter_min <= 0 or (c.rank is not None and float(
-        _posterior(c, np)[PIRATES72.cards.index(PBCard(c.rank, c.letter))]) >= letter_min)
-    if not letter_sure:  # the letter guard (FB_LETTER_MIN): is the letter needed to say who bids first?
+    if not cs[best]:  # the letter guard (FB_LETTER_MIN): is the letter needed to say who bids first?
         shared = any(float(_posterior(o, np).reshape(-1, LETTERS_PER_RANK).sum(1)[r]) >= share_min
                      for k, o in enumerate(starting[:n_start]) if k != best)
         if shared:
             return {"card": None, "reason": f"two cards may be rank {r} and a letter is not sure",
-                    "probability": round(float(lowest[best]), 4), "candidates": cands}
+                    "probability": round(float(lowest[best]), 4), "candidates": cands}, info
         if c.rank is not None:  # named by its rank alone, as an unread card whose rank is sure is
             return {"card": None, "rank": r, "letter": None, "position": [round(float(v), 1) for v in c.center],
-                    "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}
+                    "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     return {"card": c.code, "rank": ranks[best], "letter": c.letter, "position": [round(float(v), 1) for v in c.center],
-            "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}
+            "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}, info
+
+
+
+def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, str]:
+    """The starting cards the app should leave for a tap rather than record as read (indices into ``reads`` -> why).
+
+    The app records the cards it reads and the rules name the lowest recorded card (after the players tapped the
+    unread ones), so a card read at the card bar but wrong names a wrong first bidder where this module's rule
+    abstained. So, when :func:`first_bidder` does not name the first bidder, every found card that may be the lowest
+    (P >= 0.01) and whose code is read below FB_LETTER_MIN is left for a tap too. Session 60 (rule T), 3,600
+    calibration deals with the players' taps simulated by the truth: the app named a wrong first bidder in 5 deals
+    (an H read A beside an unread card of its rank, a 6 read 0 at 0.983, ...), in 2 with this rule, for 0.05 more
+    taps per deal; on 1,200 fresh deals see models/MODEL_CARD.md. When the rule names the first bidder, or a card is
+    read at FB_LETTER_MIN or surer, nothing more is asked."""
+    fb, info = _decide(reads, None, None, None, players, None, None)
+    if fb.get("position") is not None:
+        return {}
+    return {i: "it may bid first and is not read sure" for i, p, sure in info
+            if reads[i].rank is not None and not sure and p >= 0.01}

@@ -71,6 +71,14 @@ class DealScreen(Screen):
     def scan(self):
         _app().start_scan()
 
+    def scan_request(self):
+        """The starting cards, one per player, lying apart; a card that could name a wrong first bidder is left for
+        a tap (the game's ``reads_hold``, camera.left_for_tap)."""
+        from companion.games.registry import resolve
+        from companion.tablecam import ScanRequest
+
+        return ScanRequest(SPEC.deck, tuple(_app().session.players), hold=resolve(SPEC.reads_hold))
+
     def apply_scan(self, reading):
         """A camera reading mapped to seats: read cards fill their seats, unreadable ones are emptied and
         marked '?' for touch entry (never guessed)."""
