@@ -6,6 +6,10 @@ A read is anything with ``kind`` ("card" for a whole card lying apart, "index" f
 ``letter`` (None when unreadable), ``code``, ``center``, ``to_json()`` and ``probs``: the reader's posterior over
 the deck's cards in ``pirates72.cards`` order (None: the read card is certain, or unknown when unreadable).
 numpy is imported when the function runs (the package stays light; no cv2 here).
+
+Two doors, one rule: :func:`first_bidder` (``reads_rule``: ``scan --first-bidder``, ``vision camera``, the bench) and
+:func:`left_for_tap` (``reads_hold``: the app records the cards it reads and names the lowest recorded one, so where
+the rule does not name the first bidder, a card that could name a wrong one is not recorded without a tap).
 """
 
 from __future__ import annotations
@@ -168,7 +172,6 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
                     "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     return {"card": c.code, "rank": ranks[best], "letter": c.letter, "position": [round(float(v), 1) for v in c.center],
             "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}, info
-
 
 
 def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, str]:
