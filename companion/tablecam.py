@@ -76,7 +76,7 @@ class SeatReading:
     (unreadable: enter by touch); empty when the reading does not fit the request (``note`` says why).
     ``new``: the cards not known yet, left to right (``layout="new"``). ``placed``: read index -> seat number (for
     the preview). ``held``: the reads (indices into the reads mapped) that were read but are left for a tap by the
-    request's ``hold``."""
+    request's ``hold``; ``asked``: their players (in ``unreadable`` too: the card is entered by a tap)."""
 
     cards: dict = field(default_factory=dict)
     found: int = 0
@@ -86,6 +86,7 @@ class SeatReading:
     new: list = field(default_factory=list)
     placed: dict = field(default_factory=dict)
     held: list = field(default_factory=list)
+    asked: list = field(default_factory=list)
 
 
 def read_text(read: Any) -> str | None:
@@ -255,4 +256,4 @@ def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[f
     if twice:
         note += f" Two cards looked like {' and like '.join(twice)}: check them."
     return SeatReading(out, len(cards), bad, note, placed={i: k + 1 for i, k in placed.items()},
-                       held=sorted(i for i in hold if i in {whole[k] for k in placed}))
+                       held=sorted(i for i in hold if i in {whole[k] for k in placed}), asked=asked)

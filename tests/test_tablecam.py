@@ -88,6 +88,7 @@ def test_the_games_hold_leaves_a_card_read_for_a_tap_with_its_reason():
     reads = [_card_at(640, 600, 0, "A"), _card_at(300, 360, None, None), _card_at(980, 360, 5, "B")]
     r = map_reading(reads, req)
     assert r.cards == {"Ann": None, "Ben": None, "Cy": "5B"} and r.unreadable == ["Ann", "Ben"] and r.held == [0]
+    assert r.asked == ["Ann"]
     assert asked == [(3, 3)]
     assert r.note == ("Read 1 of 3 starting cards. Unreadable (Ben): enter by touch. "
                       "Not sure enough (Ann: it may bid first and is not read sure): enter by touch.")

@@ -401,6 +401,30 @@ def test_scan_from_simulated_camera_fills_starting_cards(app):
     assert app.session.hand.starting_cards == truth
 
 
+def test_a_card_left_for_a_tap_says_not_sure_on_the_deal_screen(app):
+    """A reading whose card the game left for a tap (it could name a wrong first bidder: SeatReading.asked) marks that
+    seat "not sure", apart from a card the camera could not read; a tap enters it as any other."""
+    from companion.tablecam import SeatReading
+
+    _new_hand(app)
+    deal = app.screens["deal"]
+    cards = dict(STARTING, Arville=None, Bethany=None)
+    deal.apply_scan(SeatReading(cards, 5, ["Arville", "Bethany"], "", asked=["Arville"]))
+    pump(2)
+    assert find(screen(app), tag="deal:Arville").text.endswith("?  (not sure: touch)")
+    assert find(screen(app), tag="deal:Bethany").text.endswith("?  (unreadable: touch)")
+    assert find(screen(app), tag="deal:Carter").text.endswith("3A")
+    tap_text(app, tag="deal:Arville")
+    tap_text(app, tag="rank:2")
+    tap_text(app, tag="letter:D")
+    assert find(screen(app), tag="deal:Arville").text.endswith("2D") and "Arville" not in deal.unsure
+    # a later reading that reads it clears the mark
+    deal.apply_scan(SeatReading(dict(cards, Bethany="2C"), 5, ["Arville"], "", asked=["Arville"]))
+    deal.apply_scan(SeatReading(dict(STARTING), 5, [], ""))
+    pump(1)
+    assert not deal.unsure and find(screen(app), tag="deal:Arville").text.endswith("2D")
+
+
 def test_coach_hidden_during_live_hand_shown_after(app):
     from companion.games.pirates_bluff import odds
     from companion.decks.pirates72 import PBCard

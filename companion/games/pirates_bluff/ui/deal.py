@@ -25,6 +25,7 @@ class DealScreen(Screen):
         self.rank = None
         self.cards: dict[str, PBCard] = {}
         self.unreadable: set[str] = set()  # seats whose scanned card could not be read (touch entry)
+        self.unsure: set[str] = set()  # ... of those, the seats whose card was read but left for a tap (not sure)
         fill_card_picker(self.ids.ranks, self.ids.letters, group="deal_rank", font_size="30sp", rank_tag="rank",
                          letter_tag="letter", on_rank=self.pick_rank, on_letter=self.pick_letter)
 
@@ -40,6 +41,7 @@ class DealScreen(Screen):
     def start(self):
         self.cards = {}
         self.unreadable = set()
+        self.unsure = set()
         s = _app().session
         self.selected = s.players[0]
         self.rank = None
@@ -58,6 +60,7 @@ class DealScreen(Screen):
             return
         self.cards[self.selected] = PBCard(self.rank, letter)
         self.unreadable.discard(self.selected)
+        self.unsure.discard(self.selected)
         players = _app().session.players
         missing = [p for p in players if p not in self.cards]
         after = players[players.index(self.selected) + 1:] + players
@@ -81,12 +84,16 @@ class DealScreen(Screen):
 
     def apply_scan(self, reading):
         """A camera reading mapped to seats: read cards fill their seats, unreadable ones are emptied and
-        marked '?' for touch entry (never guessed)."""
+        marked '?' for touch entry (never guessed); a card read but left for a tap (``reading.asked``: it could name a
+        wrong first bidder) is marked 'not sure'."""
         players = _app().session.players
         for p, code in reading.cards.items():
+            self.unsure.discard(p)
             if code is None:
                 self.cards.pop(p, None)
                 self.unreadable.add(p)
+                if p in reading.asked:
+                    self.unsure.add(p)
             else:
                 card = PBCard.parse(code)
                 for q in [q for q, c in self.cards.items() if c == card and q != p]:
@@ -114,7 +121,8 @@ class DealScreen(Screen):
         seats.clear_widgets()
         for i, p in enumerate(s.players):
             c = self.cards.get(p)
-            shown = c if c else ("?  (unreadable: touch)" if p in self.unreadable else "--")
+            shown = c if c else ("?  (not sure: touch)" if p in self.unsure else
+                                 "?  (unreadable: touch)" if p in self.unreadable else "--")
             b = FlatToggle(text=f"{i + 1}. {p}:  {shown}", group="deal_seat", tag=f"deal:{p}",
                            state="down" if p == self.selected else "normal")
             b.bind(on_press=lambda b, p=p: self.pick_seat(p))
