@@ -251,9 +251,9 @@ def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[f
     if unread:
         note += f" Unreadable ({', '.join(unread)}): enter by touch."
     if asked:
-        why = sorted({hold[whole[i]] for i in placed if whole[i] in hold})
+        why = sorted(set(hold.values()))
         note += f" Not sure enough ({', '.join(asked)}: {'; '.join(why)}): enter by touch."
     if twice:
         note += f" Two cards looked like {' and like '.join(twice)}: check them."
     return SeatReading(out, len(cards), bad, note, placed={i: k + 1 for i, k in placed.items()},
-                       held=sorted(i for i in hold if i in {whole[k] for k in placed}), asked=asked)
+                       held=sorted(hold), asked=asked)

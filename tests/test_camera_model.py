@@ -537,30 +537,31 @@ def test_a_taught_deck_keeps_the_fan_bar_it_was_measured_at():
             assert len(got) == 1 and (got[0].rank is not None) == want, (conf, fan_min, got[0].rank)
 
 
+def _card_read(i, spread):
+    """A whole card's read at place i from its posterior: ``spread`` {code index: probability}, the rest spread
+    evenly; read (rank and letter) when its likeliest code reaches the card bar 0.98."""
+    from vision.detect import CardRead
+
+    p = np.full(72, (1 - sum(spread.values())) / (72 - len(spread)))
+    for k, v in spread.items():
+        p[k] = v
+    k = int(p.argmax())
+    sure = p[k] >= 0.98
+    return CardRead("card", SQ + 100 * i, k // 8 if sure else None, "ABCDEFGH"[k % 8] if sure else None,
+                    float(p[k]), [], p)
+
+
 def test_the_first_bidder_claims_a_letter_only_when_it_is_sure():
     """The letter guard (session 59): a card read sure may still carry the wrong letter (0H read 0A at 0.997 on a face
     that draws its capitals as small letters, beside an unread 0E, named the wrong seat on a fresh calibration deal).
     When another card may share the lowest rank the letter decides, and it must be read 0.999 sure; when none may,
     the card is named by its rank alone."""
     from companion.games.pirates_bluff.camera import FB_LETTER_MIN, first_bidder
-    from vision.detect import CardRead
 
-    def card(i, probs):
-        p = np.asarray(probs, float)
-        k = int(p.argmax())
-        sure = p[k] >= 0.98
-        return CardRead("card", SQ + 100 * i, k // 8 if sure else None, "ABCDEFGH"[k % 8] if sure else None,
-                        float(p[k]), [], p)
-
-    def post(spread):  # {code index: probability}, the rest spread evenly
-        p = np.full(72, (1 - sum(spread.values())) / (72 - len(spread)))
-        for k, v in spread.items():
-            p[k] = v
-        return p
-
-    high = [card(2, post({5 * 8 + 2: 0.9999})), card(3, post({7 * 8 + 1: 0.9999}))]  # 5C, 7B read sure
-    misread = card(0, post({0: 0.9968}))  # "0A", really 0H
-    unread_wild = card(1, post({4: 0.70, 7: 0.25}))  # 0E or 0H, not sure
+    card = _card_read
+    high = [card(2, {5 * 8 + 2: 0.9999}), card(3, {7 * 8 + 1: 0.9999})]  # 5C, 7B read sure
+    misread = card(0, {0: 0.9968})  # "0A", really 0H
+    unread_wild = card(1, {4: 0.70, 7: 0.25})  # 0E or 0H, not sure
     assert misread.code == "0A" and unread_wild.rank is None
     fb = first_bidder([misread, unread_wild] + high)
     assert fb["card"] is None and "position" not in fb and fb["reason"] == "two cards may be rank 0 and a letter is not sure"
@@ -570,8 +571,8 @@ def test_the_first_bidder_claims_a_letter_only_when_it_is_sure():
     assert fb["card"] is None and fb["rank"] == 0 and fb["letter"] is None
     assert fb["position"] == [round(float(v), 1) for v in misread.center]
     # read sure enough: named with its letter, even beside another wild
-    sure = card(0, post({0: (1 + FB_LETTER_MIN) / 2}))
-    other_wild = card(1, post({6: 0.9999}))  # 0G
+    sure = card(0, {0: (1 + FB_LETTER_MIN) / 2})
+    other_wild = card(1, {6: 0.9999})  # 0G
     assert first_bidder([sure, other_wild] + high)["card"] == "0A"
     assert first_bidder([sure] + high)["card"] == "0A"
 
@@ -583,17 +584,8 @@ def test_the_app_leaves_for_a_tap_a_card_that_could_name_a_wrong_first_bidder():
     rule names the first bidder, or the card is read surer, or it cannot be the lowest, nothing more is asked."""
     from companion.games.pirates_bluff.camera import FB_LETTER_MIN, left_for_tap
     from companion.tablecam import ScanRequest, map_reading
-    from vision.detect import CardRead
 
-    def card(i, spread):
-        p = np.full(72, (1 - sum(spread.values())) / (72 - len(spread)))
-        for k, v in spread.items():
-            p[k] = v
-        k = int(p.argmax())
-        sure = p[k] >= 0.98
-        return CardRead("card", SQ + [[150 * i, 300 * (i % 2)]], k // 8 if sure else None,
-                        "ABCDEFGH"[k % 8] if sure else None, float(p[k]), [], p)
-
+    card = _card_read
     high = [card(2, {5 * 8 + 2: 0.9999}), card(3, {7 * 8 + 1: 0.9999})]  # 5C, 7B read sure
     misread = card(0, {0: 0.9968})  # "0A", really 0H
     unread_wild = card(1, {4: 0.70, 7: 0.25})

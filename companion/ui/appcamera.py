@@ -39,18 +39,14 @@ class CameraMixin:
         return "camera_deck" if base == "pirates-bluff" else f"camera_deck_{base}"
 
     def scan_request(self):
-        """What the game's screen for this moment wants read (its ``scan_request()``; a screen with only
-        ``apply_scan`` reads the starting cards), or None when nothing is to be read now."""
-        from companion.tablecam import ScanRequest
-
+        """What the game's screen for this moment wants read (its ``scan_request()``, beside its ``apply_scan``),
+        or None when nothing is to be read now."""
         if self.session is None or self.session.hand is None or not self.session.spec.camera:
             return None
         scr = self.screens[self.hand_screen_name()]
         if not hasattr(scr, "apply_scan"):
             return None  # the game's screen for this moment takes no camera reading
-        if hasattr(scr, "scan_request"):
-            return scr.scan_request()
-        return ScanRequest("pirates72", tuple(self.session.players))
+        return scr.scan_request()
 
     def start_scan(self):
         """Read the table for the game's screen: the camera service on its worker thread, the preview on the
