@@ -42,7 +42,8 @@ def _check_players(players: list[str], spec: GameSpec) -> list[str]:
     if any(not p for p in players):
         raise PirateTableError("every seat needs a name")
     for i, p in enumerate(players):
-        inputs.name(p, f"players[{i}]")  # printable, length-limited, no control characters
+        # printable, length-limited (the game's table may take shorter names), no control characters
+        inputs.name(p, f"players[{i}]", spec.name_max or inputs.NAME_MAX)
     if len(set(players)) != len(players):
         raise PirateTableError("player names must be distinct")
     if POT in players:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from companion.errors import IllegalActionError, PirateTableError, RecordError
+from companion.inputs import NAME_MAX
 
 # What `pirate-table referee --demo` (no GAME) and the app's start screen pick when nothing is chosen.
 DEFAULT_GAME = "pirates-bluff"
@@ -36,6 +37,8 @@ class GameSpec:
     - ``id``: the record's ``"game"`` value and the CLI name (``"pirate-whist"``).
     - ``title``: the name people see (start screen, errors).
     - ``min_players`` / ``max_players``: the player range (the session refuses others).
+    - ``name_max``: the longest player name the game's table takes, when shorter than every session's
+      (``companion.inputs.NAME_MAX``); the session refuses longer names when it starts, in one line.
     - ``deck``: a :class:`companion.decks.Deck` id (``"standard52"``), resolved with ``get_deck``.
     - ``uses_chips``: chip games use the ledger (stacks, buy-in, loans); points games keep a score sheet.
     - ``rule_record(record) -> ruling``: validates the whole record first, raising ``RecordError("<place>:
@@ -101,6 +104,7 @@ class GameSpec:
     intents: str | None = None
     nav: tuple[tuple[str, str], ...] = ()
     demo_step: str | None = None
+    name_max: int | None = None
 
     def demo_record(self) -> dict[str, Any]:
         if not self.examples:
@@ -292,6 +296,8 @@ def register(spec: GameSpec) -> GameSpec:
         raise ValueError(f"game {spec.id!r} registered twice")
     if not 1 <= spec.min_players <= spec.max_players:
         raise ValueError(f"game {spec.id!r}: bad player range {spec.min_players}-{spec.max_players}")
+    if spec.name_max is not None and not 1 <= spec.name_max <= NAME_MAX:
+        raise ValueError(f"game {spec.id!r}: name_max must be 1-{NAME_MAX}, got {spec.name_max!r}")
     _REGISTRY[spec.id] = spec
     return spec
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle
 from kivy.metrics import dp, sp
 from kivy.properties import ListProperty, NumericProperty, StringProperty
 from kivy.core.text import Label as CoreLabel
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
 from kivy.uix.togglebutton import ToggleButton
 from kivy.uix.widget import Widget
 
@@ -17,23 +20,87 @@ PALETTE = [
 ]
 
 
-def label(text, size="20sp", bold=False, color=(1, 1, 1, 1), halign="center"):
-    """A label that wraps to its width (tables of players, results)."""
-    from kivy.uix.label import Label
-
-    lab = Label(text=text, font_size=size, bold=bold, color=color, halign=halign, valign="middle")
-    lab.bind(size=lambda w, s: setattr(w, "text_size", s))
-    return lab
+LEGEND_SHARE = 0.3  # the stack plot's legend takes at most this share of its width
+FIT_PAD = 4  # dp kept clear on each side of a fitted text
+FIT_STEP = 0.9  # each try's font size as a share of the last one's
+FIT_FLOOR = 0.5  # the smallest font a fitted text is given, as a share of the size asked for
 
 
-class FlatButton(Button):
-    """A flat, large-text button (>= 48dp high by the kv rule)."""
+class FitText:
+    """Text that stays inside its widget (a player's name may be 32 characters long): wrapped to the widget's
+    width and, where that would spill above or below it, set smaller, step by step, down to FIT_FLOOR of the font
+    size asked for (the kv rule's or the caller's). A text that fits is left at the size asked for."""
+
+    def __init__(self, **kw):
+        self._asked_font = None
+        self._fitting = False
+        self._refit = Clock.create_trigger(self.fit_text, -1)
+        super().__init__(**kw)
+        self._asked_font = self.font_size
+        self.bind(size=self._refit, text=self._refit, font_size=self._font_asked, bold=self._refit)
+        self._refit()
+
+    def _font_asked(self, _w, value):
+        if not self._fitting:
+            self._asked_font = value
+            self._refit()
+
+    def fit_text(self, *_):
+        if self._asked_font is None or self.width <= 1:
+            return
+        self._fitting = True
+        try:
+            pad = dp(FIT_PAD)
+            self.text_size = (max(1.0, self.width - 2 * pad), None)
+            self.font_size = size = self._asked_font
+            self.texture_update()
+            while self._label._internal_size[1] > self.height - pad and size * FIT_STEP >= self._asked_font * FIT_FLOOR:
+                size *= FIT_STEP
+                self.font_size = size
+                self.texture_update()
+        finally:
+            self._fitting = False
+
+
+def label(text, size="20sp", bold=False, color=(1, 1, 1, 1), halign="center", **kw):
+    """A label that wraps to its width, set smaller where it would spill (tables of players, results)."""
+    return FitLabel(text=text, font_size=size, bold=bold, color=color, halign=halign, valign="middle", **kw)
+
+
+class FitLabel(FitText, Label):
+    """A label whose text stays inside it (FitText)."""
+
+
+class FitGrid(GridLayout):
+    """A grid of rows (a player each) whose rows are ``row_max`` high where there is room, and shorter where there
+    is not (eight players' rows and the header stay inside the grid, above the buttons below it)."""
+
+    row_max = NumericProperty(dp(56))
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.row_force_default = True
+        self.bind(children=self._fit_rows, height=self._fit_rows, row_max=self._fit_rows, cols=self._fit_rows)
+        self._fit_rows()
+
+    def _fit_rows(self, *_):
+        cols = self.cols or 1
+        rows = max(1, -(-len(self.children) // cols))
+        pad = self.padding[1] + self.padding[3] if len(self.padding) == 4 else 2 * self.padding[-1]
+        free = self.height - pad - self.spacing[-1] * (rows - 1)
+        self.row_default_height = max(1.0, min(self.row_max, free / rows))
+
+
+class FlatButton(FitText, Button):
+    """A flat, large-text button (>= 48dp high by the kv rule); its text stays inside it (FitText)."""
 
     bg = ListProperty([0.20, 0.32, 0.36, 1])
     tag = StringProperty("")  # a stable name for tests and screenshots ("Eris:n+", "seat:Eris")
 
 
-class FlatToggle(ToggleButton):
+class FlatToggle(FitText, ToggleButton):
+    """A flat toggle (a seat, a rank, a player); its text stays inside it (FitText)."""
+
     bg = ListProperty([0.20, 0.32, 0.36, 1])
     tag = StringProperty("")
 
@@ -84,14 +151,32 @@ class StackPlot(Widget):
         super().__init__(**kw)
         self.bind(pos=self.redraw, size=self.redraw, series=self.redraw, players=self.redraw)
 
-    def _text(self, text, size=16, color=(1, 1, 1, 1)):
-        lab = CoreLabel(text=text, font_size=sp(size), color=color)
+    legend_right = NumericProperty(0)  # where the legend's widest entry ends (it stays inside the plot)
+
+    def _text(self, text, size=16, color=(1, 1, 1, 1), width=None):
+        """A text's texture; ``width``: at most that wide, shortened in its middle (a long name keeps its end and
+        the stack after it)."""
+        kw = dict(text_size=(width, None), shorten=True, shorten_from="center") if width else {}
+        lab = CoreLabel(text=text, font_size=sp(size), color=color, **kw)
         lab.refresh()
         return lab.texture
 
+    def _legend(self):
+        """The legend's entries (one texture per player, "name stack") at most LEGEND_SHARE of the plot wide."""
+        cap = max(dp(60), self.width * LEGEND_SHARE)
+        out = []
+        for k, p in enumerate(self.players):
+            text, col = f"{p} {self.series[-1][p]}", PALETTE[k % len(PALETTE)]
+            tt = self._text(text, 16, col)
+            out.append(tt if tt.width <= cap else self._text(text, 16, col, width=cap))
+        return out
+
     def redraw(self, *_):
         self.canvas.clear()
-        pad_l, pad_b, pad_r, pad_t = dp(56), dp(40), dp(150), dp(40)
+        ok = bool(self.series and self.players) and all(p in s for s in self.series for p in self.players)
+        legend = self._legend() if ok else []
+        pad_r = max([dp(150)] + [t.width + dp(24) for t in legend])
+        pad_l, pad_b, pad_t = dp(56), dp(40), dp(40)
         x0, y0 = self.x + pad_l, self.y + pad_b
         w, h = self.width - pad_l - pad_r, self.height - pad_b - pad_t
         if w < 10 or h < 10:
@@ -102,7 +187,7 @@ class StackPlot(Widget):
             t = self._text(self.title, 18)
             Color(1, 1, 1, 1)
             Rectangle(texture=t, pos=(x0, self.top - pad_t + dp(8)), size=t.size)
-            if not self.series or not self.players or any(p not in s for s in self.series for p in self.players):
+            if not ok:
                 return  # players and series are being replaced (one property at a time)
             values = [s[p] for s in self.series for p in self.players]
             lo, hi = min(values), max(values)
@@ -137,5 +222,6 @@ class StackPlot(Widget):
                     Line(points=pts, width=dp(2))
                 else:
                     Line(circle=(pts[0], pts[1], dp(4)), width=dp(2))
-                tt = self._text(f"{p} {self.series[-1][p]}", 16, col)
+                tt = legend[k]
                 Rectangle(texture=tt, pos=(x0 + w + dp(12), y0 + h - (k + 1) * dp(26)), size=tt.size)
+            self.legend_right = max((x0 + w + dp(12) + t.width for t in legend), default=0)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from companion.games.pirate_whist.record import GAME_ID, rule_record
 from companion.games.pirate_whist.rules import MAX_PLAYERS, MIN_PLAYERS
+from companion.games.pirate_whist.table import NAME_MAX
 from companion.games.registry import GameSpec, register
 
 _EXAMPLES = Path(__file__).resolve().parent / "examples"
@@ -21,6 +22,7 @@ SPEC = register(GameSpec(
     title="Pirate Whist",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
+    name_max=NAME_MAX,
     deck="standard52",
     uses_chips=False,
     rule_record=rule_record,

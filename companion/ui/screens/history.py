@@ -24,7 +24,7 @@ class HistoryScreen(Screen):
             return
         lines = s.history_lines()  # one line per round, written by the game's table model
         if not lines:
-            box.add_widget(_lab("No hand finished yet.", "20sp"))
+            box.add_widget(_lab("No hand finished yet.", "20sp", size_hint_y=None, height=dp(48)))
         for line in lines:
             lab = Label(text=line, font_size="19sp", size_hint_y=None, halign="left", valign="top")
             lab.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
