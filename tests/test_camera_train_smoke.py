@@ -290,13 +290,14 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
             assert have_lower == draws_lower(str(pack / "fonts" / f))  # small letters kept where the face has them
     r = run("train", str(pack), str(out), "--device", "cpu", "--gen-seconds", "1", "--train-seconds", "1",
             "--workers", "1", "--batch", "8", "--nets", "0:0.5,1:0.5", "--probe-steps", "2", "--min-steps", "4",
-            "--lower-share", "0.5")
+            "--lower-share", "0.5", "--focus-ranks", "0,8", "--focus-letters", "H")
     assert r.returncode == 0, r.stderr
     for name, extra in (("second_x0", 0), ("second_x1", 1)):
         rec = json.loads((out / f"{name}.json").read_text())
         assert rec["extra"] == extra and rec["steps"] >= 4 and rec["cards"] >= 500 and rec["cards"] % 500 == 0
         assert rec["train_crops"] == 4 * rec["cards"] and rec["device"] == "cpu"
         assert rec["lower_share"] == 0.5  # the cards' share with small letters, as asked, in the recipe
+        assert (rec["focus_ranks"], rec["focus_letters"], rec["focus_share"]) == ([0, 8], ["H"], 0.3)
     r = run("finish", str(out / "second_x1.pt"), "--name", "second_reader", "--out", str(models), "--calib-cards",
             "100", t=900)
     assert r.returncode == 0, r.stderr

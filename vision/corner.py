@@ -166,14 +166,40 @@ NORMALIZE_BLOCK = 8192  # crops normalized at a time
 # ------------------------------------------------------------------ data
 LOWER_SHARE = 0.1  # training cards whose letter is drawn as a small letter, where the face draws a-h
 RESHAPE_SHARE = 0.0  # training cards whose glyphs are redrawn at random (vision.decks.render.reshaped)
+# Focus (session 61, off by default): FOCUS_SHARE of the train split's cards draw their rank from FOCUS_RANKS, and
+# (independently) FOCUS_SHARE draw their letter from FOCUS_LETTERS (indices): ranks and letters the reader confuses
+FOCUS_RANKS: tuple = ()
+FOCUS_LETTERS: tuple = ()
+FOCUS_SHARE = 0.3
 
 
-def _card_sample(rng, fonts, legacy_share: float = 0.2, lower_share: float = 0.0, reshape_share: float = 0.0):
+def focus_codes(ranks: str | None, letters: str | None) -> tuple[tuple, tuple]:
+    """``--focus-ranks`` ("0,8,3,2") and ``--focus-letters`` ("A,H") as (rank indices, letter indices); ValueError
+    (one line) for anything else: an empty item, a rank not 0-8, a letter not A-H, one named twice."""
+    out = []
+    for text, allowed, what in ((ranks, "012345678", "rank (0-8)"), (letters, LETTERS, "letter (A-H)")):
+        if text is None:
+            out.append(())
+            continue
+        items = text.split(",")
+        bad = next((t for t in items if len(t) != 1 or t not in allowed), None)
+        if bad is not None:
+            raise ValueError(f"{bad!r}: not a {what}")
+        if len(set(items)) != len(items):
+            raise ValueError(f"{text!r}: named twice")
+        out.append(tuple(allowed.index(t) for t in items))
+    return out[0], out[1]
+
+
+def _card_sample(rng, fonts, legacy_share: float = 0.2, lower_share: float = 0.0, reshape_share: float = 0.0,
+                 focus: tuple = ((), ()), focus_share: float = 0.0):
     """One synthetic card in a camera's view: (gray image, true card quad, rank, letter index, layout).
     ``lower_share``: that share of the cards have their letter drawn as a small letter ("a" for A) where the face
     draws small letters (``vision.fonts.draws_lower``; Hershey and pen faces always do); 0 draws nothing more from
     the generators, so the cards are the same as without it. ``reshape_share``: that share of the cards have their
-    glyphs redrawn (``vision.decks.render.reshaped``); 0 draws nothing more either."""
+    glyphs redrawn (``vision.decks.render.reshaped``); 0 draws nothing more either. ``focus`` (rank indices, letter
+    indices): ``focus_share`` of the cards draw their rank from the first, and independently that share their letter
+    from the second (where given); an empty focus draws nothing more."""
     from dataclasses import replace
 
     from vision.decks.render import random_style, render_card
@@ -186,6 +212,11 @@ def _card_sample(rng, fonts, legacy_share: float = 0.2, lower_share: float = 0.0
     if reshape_share and style_rng.random() < reshape_share:
         style = replace(style, reshape=True)
     rank, lt = int(rng.integers(9)), int(rng.integers(8))
+    f_ranks, f_letters = focus
+    if f_ranks and focus_share and rng.random() < focus_share:
+        rank = int(f_ranks[int(rng.integers(len(f_ranks)))])
+    if f_letters and focus_share and rng.random() < focus_share:
+        lt = int(f_letters[int(rng.integers(len(f_letters)))])
     face, _ = render_card(rank, LETTERS[lt], style, 4.0)
     img, quad, _M = camera_view(rng, face)
     gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
@@ -265,9 +296,11 @@ def _crops_chunk(args):
     rng = np.random.default_rng(seed)
     lower = LOWER_SHARE if split == "train" else 0.0  # calibration crops stay the faces as their families draw them
     reshape = RESHAPE_SHARE if split == "train" else 0.0
+    focus = (FOCUS_RANKS, FOCUS_LETTERS) if split == "train" else ((), ())
     C, R, L = [], [], []
     for _ in range(n):
-        gray, quad, rank, lt, layout = _card_sample(rng, fonts, lower_share=lower, reshape_share=reshape)
+        gray, quad, rank, lt, layout = _card_sample(rng, fonts, lower_share=lower, reshape_share=reshape, focus=focus,
+                                                    focus_share=FOCUS_SHARE)
         q = _noisy(quad, rng)
         for reg in corner_regions(q):
             C.append(crop_region(gray, reg))

@@ -346,6 +346,12 @@ def main(argv=None) -> int:
                    help="the share of cards drawing their letter small (default vision.corner.LOWER_SHARE)")
     t.add_argument("--reshape-share", type=cli_float(0, 1), default=None,
                    help="the share of cards with their glyphs redrawn (default vision.corner.RESHAPE_SHARE)")
+    t.add_argument("--focus-ranks", default=None, metavar="R,R,...", help="ranks (0-8) that --focus-share of the "
+                   "cards draw their rank from: ranks the reader confuses (session 61: 0,8,3,2)")
+    t.add_argument("--focus-letters", default=None, metavar="L,L,...", help="letters (A-H) that --focus-share of the "
+                   "cards draw their letter from, independently of the rank (session 61: A,H)")
+    t.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=None,
+                   help="with --focus-ranks / --focus-letters (default vision.corner.FOCUS_SHARE, 0.3)")
     v = sub.add_parser("average", help="average readers of one line of training into a state dict for finish")
     v.add_argument("out", help="the state dict to write (.pt; its recipe .json beside it)")
     v.add_argument("readers", nargs="+", help="exported readers (.onnx, their report .json beside them) or state "
@@ -402,6 +408,14 @@ def main(argv=None) -> int:
         nets.append((int(m.group(1)), float(m.group(2))))
     if sum(sh for _, sh in nets) > 1 + 1e-9:
         t.error(f"argument --nets: the shares add up to more than 1: {a.nets!r}")
+    from vision.corner import LETTERS, focus_codes
+
+    try:
+        focus = focus_codes(a.focus_ranks, a.focus_letters)
+    except ValueError as e:
+        t.error(f"argument --focus-{'ranks' if a.focus_ranks is not None else 'letters'}: {e}")
+    if a.focus_share is not None and not any(focus):
+        t.error("argument --focus-share: needs --focus-ranks or --focus-letters")
     pack_dir, out, init = Path(a.pack), Path(a.out), Path(a.init)
     if not init.is_file():
         t.error(f"argument --init: no such file: {init}")
@@ -418,6 +432,9 @@ def main(argv=None) -> int:
         vision.corner.LOWER_SHARE = a.lower_share  # read by the forked workers
     if a.reshape_share is not None:
         vision.corner.RESHAPE_SHARE = a.reshape_share
+    vision.corner.FOCUS_RANKS, vision.corner.FOCUS_LETTERS = focus
+    if a.focus_share is not None:
+        vision.corner.FOCUS_SHARE = a.focus_share
     gen = Generator(pack_dir, a.workers, a.data_seed, log=log)  # forked before CUDA starts
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
@@ -440,6 +457,8 @@ def main(argv=None) -> int:
                    "steps": steps, "batch": a.batch, "lr": a.lr, "init": init.name, "extra": extra,
                    "gen_s": round(gen_s, 1), "train_s": round(secs, 1), "device": dev_name, "workers": a.workers,
                    "lower_share": vision.corner.LOWER_SHARE, "reshape_share": vision.corner.RESHAPE_SHARE,
+                   **({"focus_ranks": [int(r) for r in focus[0]], "focus_letters": [LETTERS[i] for i in focus[1]],
+                       "focus_share": vision.corner.FOCUS_SHARE} if any(focus) else {}),
                    "fonts": "train split, cut down (vision.corner_gpu pack)"}
             (out / f"{name}.json").write_text(json.dumps(rec, indent=1) + "\n")
             log(json.dumps(rec))

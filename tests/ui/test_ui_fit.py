@@ -6,6 +6,8 @@ The app runs in its own process (Kivy has one window per process). The test FAIL
 display: run it under xvfb-run.
 
     KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24" python -m pytest tests/ui/test_ui_fit.py
+
+PIRATE_TABLE_SHOTS=<dir> saves each screen looked at there (fit-<screen>0001.png).
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def test_long_names_and_full_tables_fit_on_every_screen(tmp_path):
     # every registered game's screens were looked at (the ones its state allows), and Pirate's Bluff's hand played
     # through: the deal (with its "not sure" and "unreadable" marks), bids, the call, the showdown and the ruling
     for name in ("deal", "deal marks", "bid", "showdown", "ruling", "ledger", "history", "start", "whist_sheet",
-                 "whist_bids", "powderkeg", "battles_fight", "bp_race"):
+                 "whist_bids", "powderkeg", "battles_fight", "bp_race", "buttons (pirate-whist)",
+                 "phones (pirate-whist)", "ledger (powderkeg)"):
         assert name in seen, (name, sorted(seen))
     assert res["labels"] > 500, res["labels"]  # texts measured
     assert res["problems"] == [], "\n".join(map(str, res["problems"]))
@@ -117,8 +120,14 @@ def _child(scenario, tmp):
     app = start_app(Path(tmp) / "kivy_home", Path(tmp) / "data")
     res = {"problems": [], "screens": [], "labels": 0, "error": None}
 
+    shots = os.environ.get("PIRATE_TABLE_SHOTS")  # a folder: each screen looked at is saved there
+
     def look(name):
         pump(4)
+        if shots:
+            from kivy.core.window import Window
+
+            Window.screenshot(name=str(Path(shots) / f"fit-{name.replace(' ', '_')}.png"))
         probs, n = _problems(app.sm.current_screen)
         res["screens"].append(name)
         res["labels"] += n
@@ -145,10 +154,11 @@ def _child(scenario, tmp):
         names = [p[: spec.name_max or 32].rstrip() for p in LONG[:n]]
         app.new_session(players=names, buy_in=50 if spec.uses_chips else None, game=spec.id)
         assert app.session is not None and app.session.game == spec.id, app.status_text
-        for screen in app.game_screens[spec.id]:
+        # the game's screens, then the shared ones that show the players (not the camera's and enrollment's flows)
+        for screen in [*app.game_screens[spec.id], "buttons", "phones", "history", "ledger", "settings"]:
             if app.allowed(screen)[0]:
                 app.go(screen)
-                look(screen)
+                look(screen if screen in app.game_screens[spec.id] else f"{screen} ({spec.id})")
         if spec.id != "pirates-bluff":
             continue
         # a Pirate's Bluff hand played through with eight players
