@@ -54,6 +54,7 @@ class FitText:
             self.text_size = (max(1.0, self.width - 2 * pad), None)
             self.font_size = size = self._asked_font
             self.texture_update()
+            # the height of the text as laid out (Kivy 2.3.1 keeps it in CoreLabel._internal_size)
             while self._label._internal_size[1] > self.height - pad and size * FIT_STEP >= self._asked_font * FIT_FLOOR:
                 size *= FIT_STEP
                 self.font_size = size
@@ -86,8 +87,7 @@ class FitGrid(GridLayout):
     def _fit_rows(self, *_):
         cols = self.cols or 1
         rows = max(1, -(-len(self.children) // cols))
-        pad = self.padding[1] + self.padding[3] if len(self.padding) == 4 else 2 * self.padding[-1]
-        free = self.height - pad - self.spacing[-1] * (rows - 1)
+        free = self.height - self.padding[1] - self.padding[3] - self.spacing[1] * (rows - 1)  # [l, t, r, b]; [h, v]
         self.row_default_height = max(1.0, min(self.row_max, free / rows))
 
 
