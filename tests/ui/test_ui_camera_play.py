@@ -18,13 +18,12 @@ there is no display: run them under xvfb-run.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import traceback
 from pathlib import Path
 
 import pytest
+from ui_child import run_scenario
 
 pytestmark = pytest.mark.ui
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,16 +31,7 @@ FAMILY = "DejaVu Serif"  # a held-out family (models/font_split.json): the faces
 
 
 def run(scenario, tmp_path):
-    if not os.environ.get("DISPLAY"):
-        pytest.fail("the camera-in-play UI tests need a display: run under xvfb-run")
-    env = dict(os.environ, KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1")
-    p = subprocess.run([sys.executable, str(Path(__file__).resolve()), scenario, str(tmp_path)],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-    assert lines, f"{scenario}: no result (exit {p.returncode})\n{p.stderr[-4000:]}"
-    res = json.loads(lines[-1])
-    assert res["error"] is None, res["error"]
-    return res
+    return run_scenario(__file__, scenario, tmp_path, "camera-in-play UI tests", timeout=400)
 
 
 def test_whist_trick_read_by_the_camera_and_a_revoke_it_saw(tmp_path):

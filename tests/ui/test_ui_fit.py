@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import traceback
 from pathlib import Path
 
 import pytest
+from ui_child import run_scenario
 
 pytestmark = pytest.mark.ui
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,16 +32,7 @@ LONG = ["Bartholomew Roberts of Pembroke!", "Anne Bonny-Cormac from Kinsale 2", 
 
 
 def run(scenario, tmp_path):
-    if not os.environ.get("DISPLAY"):
-        pytest.fail("the UI fit tests need a display: run under xvfb-run (make test does)")
-    env = dict(os.environ, KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1")
-    p = subprocess.run([sys.executable, str(Path(__file__).resolve()), scenario, str(tmp_path)],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-    assert lines, f"{scenario}: no result (exit {p.returncode})\n{p.stderr[-4000:]}"
-    res = json.loads(lines[-1])
-    assert res["error"] is None, res["error"]
-    return res
+    return run_scenario(__file__, scenario, tmp_path, "UI fit tests", timeout=600)
 
 
 def test_the_check_finds_a_spilled_text_and_a_row_pushed_out(tmp_path):
