@@ -47,7 +47,7 @@ def test_committed_split_is_honest():
 def test_installed_fonts_never_include_reserved_ones():
     have = installed()
     if not have:
-        pytest.skip("no TrueType fonts installed (scripts/system-deps.sh train)")
+        pytest.fail("no TrueType fonts installed (scripts/system-deps.sh train)")
     for fam, files in have.items():
         assert not excluded(fam)
         assert not any(excluded("", f) for f in files)
@@ -110,7 +110,7 @@ def test_small_letters_are_drawn_only_where_a_face_draws_them(tmp_path):
     assert not draws_lower(str(caps_only))
     have = installed()
     if not have:
-        pytest.skip("no TrueType fonts installed (scripts/system-deps.sh train)")
+        pytest.fail("no TrueType fonts installed (scripts/system-deps.sh train)")
     lower = [draws_lower(f) for _fam, fs in split_fonts("train") for f in fs]
     assert sum(lower) > len(lower) / 2  # most training faces draw them, so the variant is trained
     from vision.corner import LETTERS

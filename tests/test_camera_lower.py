@@ -43,7 +43,7 @@ def test_train_crops_get_small_letters_or_reshaped_glyphs_at_their_share(monkeyp
     from vision.fonts import split_fonts
 
     if not split_fonts("train"):
-        pytest.skip("no TrueType fonts installed (scripts/system-deps.sh train)")
+        pytest.fail("no TrueType fonts installed (scripts/system-deps.sh train)")
     seen = []
     orig = rd.render_card
 
