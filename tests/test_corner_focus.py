@@ -55,6 +55,7 @@ def test_a_full_share_draws_only_the_focus_and_only_for_the_train_split(monkeypa
 @pytest.mark.parametrize("argv, says", [
     (["--focus-ranks", "0,9"], "--focus-ranks: '9': not a rank (0-8)"),
     (["--focus-letters", "A,A"], "--focus-letters: 'A,A': named twice"),
+    (["--focus-ranks", "0,8", "--focus-letters", "A,I"], "--focus-letters: 'I': not a letter (A-H)"),
     (["--focus-share", "0.3"], "--focus-share: needs --focus-ranks or --focus-letters"),
     (["--focus-ranks", "0", "--focus-share", "0"], "--focus-share"),
     (["--focus-ranks", "0", "--focus-share", "nan"], "--focus-share"),

@@ -410,10 +410,12 @@ def main(argv=None) -> int:
         t.error(f"argument --nets: the shares add up to more than 1: {a.nets!r}")
     from vision.corner import LETTERS, focus_codes
 
-    try:
-        focus = focus_codes(a.focus_ranks, a.focus_letters)
-    except ValueError as e:
-        t.error(f"argument --focus-{'ranks' if a.focus_ranks is not None else 'letters'}: {e}")
+    focus = []
+    for kind, text in (("ranks", a.focus_ranks), ("letters", a.focus_letters)):
+        try:
+            focus.append(focus_codes(*((text, None) if kind == "ranks" else (None, text)))[kind == "letters"])
+        except ValueError as e:
+            t.error(f"argument --focus-{kind}: {e}")
     if a.focus_share is not None and not any(focus):
         t.error("argument --focus-share: needs --focus-ranks or --focus-letters")
     pack_dir, out, init = Path(a.pack), Path(a.out), Path(a.init)
