@@ -80,12 +80,16 @@ def test_odds_absurd_counts_are_refused():
 # ------------------------------------------------------------------ scan
 
 
+ROW_DATA_MAX = 65536  # more than any side the scanner decodes (vision.imageio.MAX_SIDE)
+
+
 def png_bytes(w: int, h: int, rows: int | None = None) -> bytes:
-    """A PNG whose header says w x h (only ``rows`` rows of data: a header can promise anything)."""
+    """A PNG whose header says w x h (only ``rows`` rows of data, each at most ROW_DATA_MAX bytes: a header can
+    promise anything, and a side of 2**32 - 1 written out would take the test itself 16 GB)."""
     def chunk(t, d):
         return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
     rows = min(h, 4) if rows is None else rows
-    raw = zlib.compress(b"".join(b"\x00" + b"\x80" * w for _ in range(rows)))
+    raw = zlib.compress(b"".join(b"\x00" + b"\x80" * min(w, ROW_DATA_MAX) for _ in range(rows)))
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
             + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
 
@@ -145,6 +149,9 @@ def test_scan_fuzz(raw, as_json):
 def test_scan_refuses_a_bomb_by_its_header_fast(tmp_path):
     import time
 
+    from vision.imageio import MAX_SIDE
+
+    assert ROW_DATA_MAX > MAX_SIDE  # every side that is decoded gets its rows written out in full
     for w, h in ((30000, 30000), (20000, 2), (2, 20000), (16384, 16384), (10000, 10000), (0, 0)):
         (tmp_path / "bomb.png").write_bytes(png_bytes(w, h))
         t0 = time.perf_counter()
