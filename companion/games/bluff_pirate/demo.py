@@ -5,6 +5,7 @@ of each screen (``pirate-table app --demo --game bluff-pirate --screenshot DIR``
 from __future__ import annotations
 
 import random
+import time
 
 from companion.games.bluff_pirate.table import demo_intent
 
@@ -65,7 +66,20 @@ def steps(app, shot):
     def aboard_back():
         app.screens["bp_race"]._back()
 
-    wait = [lambda: None] * 5          # let an animation finish before its picture
+    def pause(seconds):
+        """A step that waits ``seconds`` of real time (the tour's steps come a few frames apart)."""
+        def step():
+            now = time.monotonic()
+            if step.until is None:
+                step.until = now + seconds
+            if now < step.until:
+                return True
+            step.until = None
+            return None
+        step.until = None
+        return step
+
+    wait = [pause(1.25)]               # let an animation finish before its picture (a token's move takes 0.9 s)
 
     return [
         setup, lambda: None, shot("bp_setup"),

@@ -116,7 +116,7 @@ def steps(app, shot):
     def end():
         app.go("whist_end")
 
-    def settle():  # a quarter second for the screen to lay itself out before a screenshot
+    def settle():  # a step between a change and its picture (the picture itself waits for the screen to settle)
         return None
 
     def snap(name):
