@@ -59,9 +59,6 @@ class FitText:
                 size *= FIT_STEP
                 self.font_size = size
                 self.texture_update()
-            # the texture above is made with every property as it stands; the render Kivy queued when text_size
-            # and font_size were set would only make it again
-            self._trigger_texture.cancel()
         finally:
             self._fitting = False
 
