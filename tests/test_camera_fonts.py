@@ -116,3 +116,55 @@ def test_small_letters_are_drawn_only_where_a_face_draws_them(tmp_path):
     from vision.corner import LETTERS
 
     assert LOWER == LETTERS.lower()  # the small letters are the reader's letters, in its order
+
+
+def test_the_font_listing_is_kept_between_processes_and_looked_at_again_when_anything_changes(tmp_path, monkeypatch):
+    """``installed()`` looks at every font file once (about 13-25 s here) and keeps the listing in the cache folder,
+    under a key of the module's code and each file's path, size and time of change. A changed, added or removed file
+    and a damaged or foreign cache file are looked at again; a cache that cannot be written is no error."""
+    import os
+    import shutil
+
+    import vision.fonts as F
+
+    fonts = tmp_path / "fonts"
+    (fonts / "urw-base35").mkdir(parents=True)
+    shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", fonts / "DejaVuSans.ttf")
+    shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", fonts / "DejaVuSans-Bold.ttf")
+    shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", fonts / "urw-base35" / "NimbusSans.ttf")
+    shutil.copy(_font_file(tmp_path, "3"), fonts / "blank3.ttf")  # maps a 3 it does not draw: no face
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(F, "FONT_DIRS", (fonts,))
+    monkeypatch.setenv("PIRATE_TABLE_CACHE", str(cache))
+    looks = []
+    real_look = F._look_at
+    monkeypatch.setattr(F, "_look_at", lambda files: looks.append(len(files)) or real_look(files))
+
+    def listing():
+        F.installed.cache_clear()
+        return F.installed()
+
+    want = {"DejaVu Sans": sorted(str(fonts / n) for n in ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf"))}
+    try:
+        assert listing() == want and looks == [3]  # the reserved path is never even opened
+        kept = json.loads((cache / "fonts-installed.json").read_text())
+        assert kept["families"] == want
+        assert listing() == want and looks == [3]  # the next process reads it
+        os.utime(fonts / "DejaVuSans-Bold.ttf", ns=(1, 1))
+        assert listing() == want and looks == [3, 3]  # a file changed: looked at again
+        (fonts / "DejaVuSans-Bold.ttf").unlink()
+        assert listing() == {"DejaVu Sans": [str(fonts / "DejaVuSans.ttf")]} and looks == [3, 3, 2]
+        key = json.loads((cache / "fonts-installed.json").read_text())["key"]
+        for bad in ("{", "[]", json.dumps({"key": key, "families": []}),
+                    json.dumps({"key": key, "families": {"DejaVu Sans": ["/etc/passwd"]}}),
+                    json.dumps({"key": key, "families": {"Nimbus Sans": [str(fonts / "DejaVuSans.ttf")]}}),
+                    json.dumps({"key": key, "families": {"DejaVu Sans": []}})):
+            (cache / "fonts-installed.json").write_text(bad)
+            n = len(looks)
+            assert listing() == {"DejaVu Sans": [str(fonts / "DejaVuSans.ttf")]} and len(looks) == n + 1, bad
+        shutil.rmtree(cache)
+        cache.write_text("a file where the folder would be")
+        assert listing() == {"DejaVu Sans": [str(fonts / "DejaVuSans.ttf")]}  # not kept, and no error
+        assert cache.read_text() == "a file where the folder would be"
+    finally:
+        F.installed.cache_clear()  # the rest of the session sees the real fonts again

@@ -139,26 +139,102 @@ def draws_lower(path: str, chars: str = LOWER) -> bool:
     return _covers(Path(path), chars)
 
 
+def cache_dir() -> Path:
+    """Where the font listing is kept between processes: $PIRATE_TABLE_CACHE, else the platform's user cache dir
+    (platformdirs: ~/.cache/pirate-table on Linux)."""
+    import os
+
+    if os.environ.get("PIRATE_TABLE_CACHE"):
+        return Path(os.environ["PIRATE_TABLE_CACHE"])
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("pirate-table", appauthor=False))
+
+
+def _candidates() -> list[Path]:
+    return [p for d in FONT_DIRS if d.is_dir() for p in sorted(d.rglob("*"))
+            if p.suffix.lower() in (".ttf", ".otf") and not excluded("", str(p))]
+
+
+def _listing_key(files: list[Path]) -> str:
+    """What the listing depends on: this module's code (the rules above), the versions of the two libraries that
+    read the files, and every candidate file's path, size and time of change. Any difference and the fonts are
+    looked at again."""
+    import fontTools
+    import PIL
+
+    h = hashlib.sha1(Path(__file__).read_bytes())
+    h.update(f"\0{fontTools.version}\0{PIL.__version__}".encode())
+    for p in files:
+        st = p.stat()
+        h.update(f"\0{p}\0{st.st_size}\0{st.st_mtime_ns}".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def _cached_listing(path: Path, key: str, files: list[Path]) -> dict[str, list[str]] | None:
+    """The listing kept at ``path`` when it was made for ``key`` and is well formed (a family's files among the
+    candidates); None otherwise (missing, unreadable, another key, damaged): the caller looks again."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("families"), dict):
+        return None
+    names = {str(p) for p in files}
+    fams = data["families"]
+    if not all(isinstance(k, str) and k and not excluded(k) and isinstance(v, list) and v and all(isinstance(f, str) and f in names
+                                                                            for f in v) for k, v in fams.items()):
+        return None
+    return {k: sorted(v) for k, v in sorted(fams.items())}
+
+
+def _keep_listing(path: Path, key: str, fams: dict[str, list[str]]) -> None:
+    """Write the listing for the next process (whole or not at all); a cache that cannot be written is no error."""
+    import os
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".fonts-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"key": key, "families": fams}, f)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
+
+
 @lru_cache(maxsize=1)
 def installed() -> dict[str, list[str]]:
-    """family -> sorted font files (TrueType/OpenType) that draw every needed glyph; reserved ones left out."""
+    """family -> sorted font files (TrueType/OpenType) that draw every needed glyph; reserved ones left out.
+    Looking at every file takes about 25 s for the 1,160 files here, so the listing is kept in ``cache_dir()``
+    under a key of this module's code and every file's path, size and time of change."""
+    files = _candidates()
+    key = _listing_key(files)
+    path = cache_dir() / "fonts-installed.json"
+    fams = _cached_listing(path, key, files)
+    if fams is None:
+        fams = _look_at(files)
+        _keep_listing(path, key, fams)
+    return fams
+
+
+def _look_at(files: list[Path]) -> dict[str, list[str]]:
     from PIL import ImageFont
 
     fams: dict[str, list[str]] = {}
-    for d in FONT_DIRS:
-        if not d.is_dir():
+    for p in files:
+        try:
+            name, _style = ImageFont.truetype(str(p), 20).getname()
+        except Exception:
             continue
-        for p in sorted(d.rglob("*")):
-            if p.suffix.lower() not in (".ttf", ".otf") or excluded("", str(p)):
-                continue
-            try:
-                name, _style = ImageFont.truetype(str(p), 20).getname()
-            except Exception:
-                continue
-            fam = family_name(name or p.stem)
-            if not fam or excluded(fam, str(p)) or any(x in f" {fam.lower()}" for x in NOT_FACES) or not _covers(p):
-                continue
-            fams.setdefault(fam, []).append(str(p))
+        fam = family_name(name or p.stem)
+        if not fam or excluded(fam, str(p)) or any(x in f" {fam.lower()}" for x in NOT_FACES) or not _covers(p):
+            continue
+        fams.setdefault(fam, []).append(str(p))
     return {k: sorted(v) for k, v in sorted(fams.items())}
 
 
