@@ -16,8 +16,9 @@ COUNTS = {"Arville": (0, 1), "Bethany": (2, 0), "Carter": (0, 0), "Douglas": (0,
 
 
 def steps(app, shot):
-    """The steps (zero-argument callables, run a quarter second apart; one that returns True is run again) of
-    the demo; ``shot(name)`` gives a step that saves a screenshot."""
+    """The steps (zero-argument callables, run a few frames apart; one that returns True is run again) of the demo;
+    ``shot(name)`` gives a step that asks for a screenshot (taken once the screen has settled, before the next
+    step)."""
 
     def new_session():
         app.new_session(players=PLAYERS, buy_in=50, game="pirates-bluff", super_wilds=False, cyclone=None,
