@@ -133,6 +133,7 @@ def test_the_font_listing_is_kept_between_processes_and_looked_at_again_when_any
     shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", fonts / "DejaVuSans-Bold.ttf")
     shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", fonts / "urw-base35" / "NimbusSans.ttf")
     shutil.copy(_font_file(tmp_path, "3"), fonts / "blank3.ttf")  # maps a 3 it does not draw: no face
+    (fonts / "gone.ttf").symlink_to(tmp_path / "removed-package.ttf")  # a link left by a removed package
     cache = tmp_path / "cache"
     monkeypatch.setattr(F, "FONT_DIRS", (fonts,))
     monkeypatch.setenv("PIRATE_TABLE_CACHE", str(cache))
@@ -146,14 +147,14 @@ def test_the_font_listing_is_kept_between_processes_and_looked_at_again_when_any
 
     want = {"DejaVu Sans": sorted(str(fonts / n) for n in ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf"))}
     try:
-        assert listing() == want and looks == [3]  # the reserved path is never even opened
+        assert listing() == want and looks == [4]  # the reserved path is never even opened
         kept = json.loads((cache / "fonts-installed.json").read_text())
         assert kept["families"] == want
-        assert listing() == want and looks == [3]  # the next process reads it
+        assert listing() == want and looks == [4]  # the next process reads it
         os.utime(fonts / "DejaVuSans-Bold.ttf", ns=(1, 1))
-        assert listing() == want and looks == [3, 3]  # a file changed: looked at again
+        assert listing() == want and looks == [4, 4]  # a file changed: looked at again
         (fonts / "DejaVuSans-Bold.ttf").unlink()
-        assert listing() == {"DejaVu Sans": [str(fonts / "DejaVuSans.ttf")]} and looks == [3, 3, 2]
+        assert listing() == {"DejaVu Sans": [str(fonts / "DejaVuSans.ttf")]} and looks == [4, 4, 3]
         key = json.loads((cache / "fonts-installed.json").read_text())["key"]
         for bad in ("{", "[]", json.dumps({"key": key, "families": []}),
                     json.dumps({"key": key, "families": {"DejaVu Sans": ["/etc/passwd"]}}),

@@ -166,8 +166,12 @@ def _listing_key(files: list[Path]) -> str:
     h = hashlib.sha1(Path(__file__).read_bytes())
     h.update(f"\0{fontTools.version}\0{PIL.__version__}".encode())
     for p in files:
-        st = p.stat()
-        h.update(f"\0{p}\0{st.st_size}\0{st.st_mtime_ns}".encode("utf-8", "surrogateescape"))
+        try:
+            st = p.stat()
+            seen = f"{st.st_size}\0{st.st_mtime_ns}"
+        except OSError:  # a link to a file that is gone (a removed package): it is no face, and that is its key too
+            seen = "gone"
+        h.update(f"\0{p}\0{seen}".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
