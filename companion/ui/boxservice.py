@@ -155,7 +155,23 @@ class BoxService:
     def wall_ms(press) -> float:
         """Wall-clock ms of a press: its box tick on the host clock (clock sync), else its arrival time."""
         mono = press.host_time if press.host_time is not None else press.received
-        return (mono + (time.time() - time.monotonic())) * 1000.0
+        return (mono + BoxService.wall_offset_s()) * 1000.0
+
+    @staticmethod
+    def wall_offset_s() -> float:
+        """time.time() - time.monotonic(), read between two monotonic reads and kept from the tightest of a few
+        tries: a thread that loses the GIL or its core between the reads would otherwise put its wait (up to the
+        GIL's 5 ms) into one press's hand time, and two calls' gap would not be the box's gap."""
+        best_width, best = float("inf"), 0.0
+        for _ in range(5):
+            m1 = time.monotonic()
+            w = time.time()
+            m2 = time.monotonic()
+            if m2 - m1 < best_width:
+                best_width, best = m2 - m1, w - (m1 + m2) / 2
+            if best_width < 20e-6:
+                break
+        return best
 
     # ---------------------------------------------------------------- worker
     def _submit(self, fn, needs_box=True) -> None:
