@@ -104,6 +104,21 @@ class FlatToggle(FitText, ToggleButton):
     bg = ListProperty([0.20, 0.32, 0.36, 1])
     tag = StringProperty("")
 
+    def _release_group(self, current):
+        """Kivy 2.3.1's own loop walks a copy of the group's weak references and removes a dead one from the group;
+        when the collector frees an old toggle of the group while the loop runs (screens rebuild their seat toggles),
+        the reference's callback has already removed it and the loop raises ValueError out of the touch (seen in
+        CI, session 62). Here the group's live toggles are held while they are released, so none dies mid-loop."""
+        if self.group is None:
+            return
+        widgets = self.get_widgets(self.group)
+        try:
+            for widget in widgets:
+                if widget is not current:
+                    widget.state = "normal"
+        finally:
+            del widgets
+
 
 class CallButton(FlatButton):
     """A seat's CALL button. Remembers the time its touch began (the touch's own timestamp, time.time())."""
