@@ -186,9 +186,10 @@ def _cached_listing(path: Path, key: str, files: list[Path]) -> dict[str, list[s
         return None
     names = {str(p) for p in files}
     fams = data["families"]
-    if not all(isinstance(k, str) and k and not excluded(k) and isinstance(v, list) and v and all(isinstance(f, str) and f in names
-                                                                            for f in v) for k, v in fams.items()):
-        return None
+    for k, v in fams.items():
+        if not (isinstance(k, str) and k and not excluded(k) and isinstance(v, list) and v
+                and all(isinstance(f, str) and f in names for f in v)):
+            return None
     return {k: sorted(v) for k, v in sorted(fams.items())}
 
 
@@ -214,8 +215,8 @@ def _keep_listing(path: Path, key: str, fams: dict[str, list[str]]) -> None:
 @lru_cache(maxsize=1)
 def installed() -> dict[str, list[str]]:
     """family -> sorted font files (TrueType/OpenType) that draw every needed glyph; reserved ones left out.
-    Looking at every file takes about 25 s for the 1,160 files here, so the listing is kept in ``cache_dir()``
-    under a key of this module's code and every file's path, size and time of change."""
+    Looking at every file takes 13-25 s for the 1,160 files here, so the listing is kept in ``cache_dir()`` under
+    ``_listing_key`` (this module's code, the fontTools and Pillow versions, every file's path, size and mtime)."""
     files = _candidates()
     key = _listing_key(files)
     path = cache_dir() / "fonts-installed.json"
