@@ -561,12 +561,14 @@ class SuitedScanner:
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
         self.zoom_in = ZOOM_IN  # a frame whose indices look small (a camera further away): detected again in tiles
-        # the face reader (vision/suited_face.py), where the deck has one: an untaught deck's cards only (an enrolled
-        # deck's bars were set without it)
+        # the face reader (vision/suited_face.py), where the deck has one, for a taught deck's cards too (session 63, by
+        # a rule written first: on 8 + 8 decks taught in calibration families, 8 seat scenes each (vision.taught_bench
+        # --split calibration --seed 710), standard52 267 -> 269 of 295 exact, island54 291 -> 291, none wrong either
+        # way). It is never taught: the card's middle, not its index, and the deck's own reader
         from vision.suited_face import face_path
 
         fp = face_path(self.codes.deck_id, models)
-        self.face = SuitedReader(deck, models, threads, path=fp) if fp.exists() and profile is None else None
+        self.face = SuitedReader(deck, models, threads, path=fp) if fp.exists() else None
         self.face_look = self.face is not None and bool(self.reader.thresholds.get("face_look", False))
 
     def _bar(self, kind: str) -> float:
