@@ -130,3 +130,29 @@ def test_a_taught_view_is_sure_only_where_the_profile_and_the_deck_reader_name_t
     assert (pa[sure].max(1) <= 0.51).all()  # ... so those views are unsure, not surely wrong
     same = ~differ
     assert np.allclose(pa[same], np.where((pp[same].max(1) >= pb[same].max(1))[:, None], pp[same], pb[same]))
+
+
+def test_a_taught_deck_is_read_at_its_own_card_bar_where_the_reader_has_one():
+    """standard52's report carries ``taught_card`` (session 63, chosen on decks taught in calibration families): a
+    scanner with a profile names a whole card at that bar; the untaught scanner keeps the reader's own, and island54
+    (no taught bar kept) keeps its reader's bar for a taught deck too. Every other bar is the reader's either way."""
+    import json
+    from pathlib import Path
+
+    from vision.suited_reader import BAR_KINDS, SuitedScanner
+
+    class Same:  # a profile whose heads change nothing
+        def heads(self, feat, zr, zl):
+            return zr, zl
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    for deck in ("standard52", "island54"):
+        th = json.loads((models / f"{deck}_reader.json").read_text())["thresholds"]
+        untaught, taught = SuitedScanner(deck), SuitedScanner(deck, profile=Same())
+        assert untaught.card_min == th["card"]
+        assert taught.card_min == th.get("taught_card", th["card"])
+        for kind in BAR_KINDS:
+            if kind != "card":
+                assert getattr(taught, f"{kind}_min") == getattr(untaught, f"{kind}_min") == th[kind]
+        assert taught.far_bars is None  # a taught deck is read at its near bars in every frame
+    assert json.loads((models / "standard52_reader.json").read_text())["thresholds"]["taught_card"] == 0.98
