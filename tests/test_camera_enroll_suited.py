@@ -133,9 +133,9 @@ def test_a_taught_view_is_sure_only_where_the_profile_and_the_deck_reader_name_t
 
 
 def test_a_taught_deck_is_read_at_its_own_card_bar_where_the_reader_has_one():
-    """standard52's report carries ``taught_card`` (session 63, chosen on decks taught in calibration families): a
-    scanner with a profile names a whole card at that bar; the untaught scanner keeps the reader's own, and island54
-    (no taught bar kept) keeps its reader's bar for a taught deck too. Every other bar is the reader's either way."""
+    """The suited readers' reports carry ``taught_card`` (session 63, chosen on decks taught in calibration families):
+    a scanner with a profile names a whole card at that bar; the untaught scanner keeps the reader's own. Every other
+    bar is the reader's either way."""
     import json
     from pathlib import Path
 
@@ -156,3 +156,4 @@ def test_a_taught_deck_is_read_at_its_own_card_bar_where_the_reader_has_one():
                 assert getattr(taught, f"{kind}_min") == getattr(untaught, f"{kind}_min") == th[kind]
         assert taught.far_bars is None  # a taught deck is read at its near bars in every frame
     assert json.loads((models / "standard52_reader.json").read_text())["thresholds"]["taught_card"] == 0.98
+    assert "taught_card" not in json.loads((models / "island54_reader.json").read_text())["thresholds"]

@@ -555,9 +555,10 @@ class SuitedScanner:
         self._near = {k: float(th[k]) for k in BAR_KINDS}
         if profile is not None and "taught_card" in th:
             # a taught deck's card bar, where the reader's report has one: chosen by the bar rule on the taught reads of
-            # decks taught in calibration families (session 63: standard52 0.98; island54's, 0.9, made more mistakes on
-            # fresh taught decks and was not kept). A reader trained again needs it chosen again (set_thresholds
-            # writes the reader's own bars only, so a taught deck then falls back to them)
+            # decks taught in calibration families (session 63: standard52 0.98; none for island54: 0.9 made more
+            # mistakes on fresh taught decks, and 0.97, kept by its rule, made 2 held-out mistakes where 0.99 made none,
+            # so it was withdrawn). A reader trained again needs it chosen again (set_thresholds writes the reader's own
+            # bars only, so a taught deck then falls back to them)
             self._near["card"] = float(th["taught_card"])
         self.far_bars = {k: float(th[f"far_{k}"]) for k in BAR_KINDS} \
             if profile is None and all(f"far_{k}" in th for k in BAR_KINDS) else None
