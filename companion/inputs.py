@@ -332,3 +332,19 @@ def cli_text(max_len: int = 4096):
 
     parse.__name__ = "text"
     return parse
+
+
+def cli_out_file():
+    """argparse ``type=``: a file to write at the end of a long run (a benchmark's ``--json OUT``), refused at once
+    when it cannot be written there: printable, its folder present, not itself a folder."""
+
+    def parse(s: str) -> str:
+        p = Path(cli_text()(s))
+        if p.is_dir():
+            raise argparse.ArgumentTypeError(f"{short(s)} is a folder")
+        if not p.parent.is_dir():
+            raise argparse.ArgumentTypeError(f"no folder {short(str(p.parent))} to write {short(p.name)} in")
+        return s
+
+    parse.__name__ = "output file"
+    return parse

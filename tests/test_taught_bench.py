@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,10 +29,18 @@ def test_the_taught_bench_counts_every_card_once_per_reading(tmp_path):
     assert r["taught"]["exact"] >= r["taught"]["cards"] - 1
 
 
-def test_bad_arguments_are_one_line_and_exit_2():
-    for args in (["--decks", "pirates72"], ["--split", "everything"], ["--styles", "0"], ["--seed", "-1"]):
-        r = subprocess.run([sys.executable, "-m", "vision.taught_bench", *args], cwd=ROOT, capture_output=True,
-                           text=True, timeout=120)
-        assert r.returncode == 2 and r.stdout == "", (args, r)
+def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
+    """Refused before any work, nothing written; a --json the run could not write at its end is refused at once, in
+    this bench and the other two that take one."""
+    bad_json = [["--json", str(tmp_path / "no" / "such" / "out.json")], ["--json", str(tmp_path)],
+                ["--json", "out\x07.json"]]
+    cases = [("vision.taught_bench", a) for a in (["--decks", "pirates72"], ["--split", "everything"], ["--styles", "0"],
+                                                  ["--seed", "-1"], *bad_json)]
+    cases += [(m, a) for m in ("vision.suited_bench", "vision.calibrate") for a in bad_json]
+    for module, args in cases:
+        r = subprocess.run([sys.executable, "-m", module, *args], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert r.returncode == 2 and r.stdout == "", (module, args, r)
         lines = r.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("pirate-table: error: "), (args, r.stderr)
+        assert len(lines) == 1 and lines[0].startswith("pirate-table: error: "), (module, args, r.stderr)
+        assert sorted(p.name for p in tmp_path.iterdir()) == [], (module, args)  # nothing written

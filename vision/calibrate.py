@@ -111,14 +111,14 @@ def run(n_scenes: int = 100, seed: int = 9_300_000, split: str = "calibration", 
 
 
 def main(argv=None) -> int:
-    from companion.inputs import OneLineParser, cli_int
+    from companion.inputs import OneLineParser, cli_int, cli_out_file
 
     ap = OneLineParser(prog="python -m vision.calibrate", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenes", type=cli_int(1, 100_000), default=100)
     ap.add_argument("--seed", type=cli_int(0, 2**31), default=9_300_000)
     ap.add_argument("--split", default="calibration", help="calibration (default); '' = the project's own faces")
-    ap.add_argument("--json", default=None)
+    ap.add_argument("--json", type=cli_out_file(), default=None)
     a = ap.parse_args(argv)
     if a.split not in ("calibration", ""):
         ap.error("argument --split: thresholds are chosen on the calibration split (or the own faces, '') only")

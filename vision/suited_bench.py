@@ -352,7 +352,7 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
 def main(argv=None) -> int:
     import argparse
 
-    from companion.inputs import OneLineParser, cli_int
+    from companion.inputs import OneLineParser, cli_int, cli_out_file
 
     ap = OneLineParser(prog="python -m vision.suited_bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -365,7 +365,7 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", type=cli_int(0), default=12, help="8-card frames for the timing")
     ap.add_argument("--threads", type=cli_int(1, 256), default=2)
     ap.add_argument("--no-real", action="store_true", help="skip the real photographs")
-    ap.add_argument("--json", default=None, help="also write the figures to this file")
+    ap.add_argument("--json", type=cli_out_file(), default=None, help="also write the figures to this file")
     ap.add_argument("--models", default=None, help="folder with <deck>_reader.int8.onnx (default models/)")
     a = ap.parse_args(argv)
     decks = [x for x in a.decks.split(",") if x]

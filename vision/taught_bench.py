@@ -123,7 +123,7 @@ def bench_deck(deck: str, split: str, styles: int, scenes: int, seed: int, log=p
 def main(argv=None) -> int:
     import argparse
 
-    from companion.inputs import OneLineParser, cli_int
+    from companion.inputs import OneLineParser, cli_int, cli_out_file
 
     ap = OneLineParser(prog="python -m vision.taught_bench", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
     ap.add_argument("--styles", type=cli_int(1, 1000), default=8, help="face styles (taught decks) per deck")
     ap.add_argument("--scenes", type=cli_int(1, 1000), default=8, help="seat scenes per taught deck")
     ap.add_argument("--seed", type=cli_int(0, 2**31 - 1), default=720, help="the first style's seed")
-    ap.add_argument("--json", default=None, help="also write the figures to this file")
+    ap.add_argument("--json", type=cli_out_file(), default=None, help="also write the figures to this file")
     a = ap.parse_args(argv)
     decks = [x.strip() for x in a.decks.split(",") if x.strip()]
     for x in decks:
