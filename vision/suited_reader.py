@@ -566,6 +566,8 @@ class SuitedScanner:
         self.second_look = bool(self.reader.thresholds.get("second_look", False))
         self.grown_look = bool(self.reader.thresholds.get("grown_look", False))
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
+        # the frame's own inks (vision.suited_ink), where the reader's report says so (island54 since session 64)
+        self.frame_ink = bool(self.reader.thresholds.get("frame_ink", False))
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
         self.zoom_in = ZOOM_IN  # a frame whose indices look small (a camera further away): detected again in tiles
         # the face reader (vision/suited_face.py), where the deck has one, for a taught deck's cards too (session 63, by
@@ -686,6 +688,54 @@ class SuitedScanner:
         for n, i in best.items():
             lone_reads[n] = self._read("index", boxes[i], probs[i] / probs[i].sum())
 
+    def _frame_ink(self, bgr, reads: list) -> list:
+        """Reads not sure of their card: their posterior times ``vision.suited_ink.suit_weights`` (this frame's
+        confidently read cards' inks, by suit), read again at the same bars, the least unsure first. A card that would
+        be named but is read already in the frame stays as it was (every card of a deck is unique), and so does a
+        whole card left in conflict by ``unique_cards`` (its posterior not normalised)."""
+        from vision.suited_ink import card_ink, ink_colour, one_ink_per_suit, suit_weights
+
+        ns = len(self.codes.suits)
+        bar = {"card": self.card_min, "index": self.index_min}
+
+        def may_tell(rd) -> bool:
+            # weights on the suits can make a card sure only if, within one of its suits, one rank holds at least the
+            # bar's share: reads that are unsure of their rank within every suit are left unweighed (the same result,
+            # no inks measured)
+            p = rd.probs.reshape(-1, ns)
+            return bool((p.max(0) >= bar[rd.kind] * np.maximum(p.sum(0), 1e-12)).any())
+
+        unsure = [n for n, rd in enumerate(reads)
+                  if rd.code is None and abs(float(rd.probs.sum()) - 1.0) <= 1e-3 and may_tell(rd)]
+        if not unsure:
+            return reads
+
+        def ink(rd):
+            return card_ink(bgr, rd.corners) if rd.kind == "card" else ink_colour(bgr, rd.corners)
+
+        inks = {n: ink(reads[n]) for n in unsure}  # theirs first: where none shows ink, no other card's is measured
+        if all(i is None for i in inks.values()):
+            return reads
+        refs: dict = {}
+        for rd in reads:
+            if rd.code is not None and (i := ink(rd)) is not None:
+                refs.setdefault(rd.code % ns, []).append(i)
+        if not refs or not one_ink_per_suit(refs):
+            return reads
+        taken = {rd.code for rd in reads if rd.code is not None}
+        out = list(reads)
+        for n in sorted(unsure, key=lambda n: -reads[n].confidence):
+            rd = reads[n]
+            w = suit_weights(inks[n], refs, ns)
+            if w is None:
+                continue
+            p = (rd.probs.reshape(-1, ns) * w[None]).reshape(-1)
+            again = self._read(rd.kind, rd.corners, p / p.sum())
+            if again.code is not None and again.code not in taken:
+                out[n] = again
+                taken.add(again.code)
+        return out
+
     def scan(self, bgr: np.ndarray) -> list[SuitedRead]:
         dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in)
         self._far = self.detector.looked_far
@@ -779,7 +829,7 @@ class SuitedScanner:
             size = float(np.linalg.norm(rd.corners[0] - rd.corners[2]))
             if not any(np.linalg.norm(rd.center - o.center) < 0.5 * size for o in kept):
                 kept.append(rd)
-        return out + kept
+        return self._frame_ink(bgr, out + kept) if self.frame_ink else out + kept
 
 
 # ------------------------------------------------------------------ scoring against scene labels
@@ -1047,7 +1097,7 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     def trial(second: bool, grown: bool, turned: bool = False, face: bool = False):
         """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
         scanner.second_look, scanner.grown_look, scanner.turned_look = second, grown, turned
-        scanner.face_look = face
+        scanner.face_look, scanner.frame_ink = face, False
         cal = scene_conf_right(scanner, scenes)
         th = {**choose_thresholds(cal), "second_look": second, "grown_look": grown, "turned_look": turned,
               "face_look": face}
@@ -1073,12 +1123,26 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
         rep["calibration_scenes_with_face_look"] = face[2]
         if face[2]["exact"] > st["exact"]:
             th, cal, st = face
+    # the frame's own inks (vision.suited_ink: an unsure suit told by the inks of the cards read with confidence in
+    # the frame), at the bars and looks chosen: kept only if it reads more cards exactly with no more confident
+    # mistakes (wrong and false reads together; session 64)
+    scanner.second_look, scanner.grown_look = th["second_look"], th["grown_look"]
+    scanner.turned_look, scanner.face_look = th["turned_look"], th["face_look"]
+    scanner.card_min, scanner.index_min = th["card"], th["index"]
+    scanner.card_rank_min, scanner.index_rank_min = th["card_rank"], th["index_rank"]
+    scanner.frame_ink = True
+    ink = score_rows([r for sc in scenes for r in match_reads(sc, scanner.scan(sc.image))])
+    rep["calibration_scenes_with_frame_ink"] = ink
+    th = {**th, "frame_ink": ink["exact"] > st["exact"]
+          and ink["wrong_confident"] + ink["false_reads"] <= st["wrong_confident"] + st["false_reads"]}
+    st = ink if th["frame_ink"] else st
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
                              "index, and the rank alone of each: its probability summed over the suits); the "
                              "second look, then the grown look, then the turned look, then the face look (where the deck has a face "
                              "reader), each kept only if it reads "
-                             "more cards exactly on the calibration scenes")
+                             "more cards exactly on the calibration scenes; then the frame's inks, kept only if it "
+                             "reads more cards exactly with no more confident wrong and false reads")
     rep["calibration_scenes_without_second_look"] = tried[False][2]
     rep["calibration_scenes_with_second_look"] = tried[True][2]
     rep["calibration_scene_reads"] = {k: len(v) for k, v in cal.items()}
