@@ -32,8 +32,14 @@ def test_training_smoke_writes_a_reader_with_the_decks_heads(tmp_path, deck, ali
     rep = json.loads((out / f"{deck}_reader.json").read_text())
     assert rep["deck"] == deck and rep["train_views"] > 0 and 0.5 <= rep["temperature"] <= 4.0
     assert set(rep["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look", "turned_look",
-                                      "face_look"}
+                                      "face_look", "frame_ink"}
     assert rep["thresholds"]["face_look"] is False  # no face reader in that folder: the bars were chosen without it
+    # the frame's inks: tried at the bars and looks chosen, kept only with more cards exact and no more confident
+    # mistakes; the report's figures are those of the reading kept
+    ink, before = rep["calibration_scenes_with_frame_ink"], rep["calibration_scenes_without_frame_ink"]
+    mistakes = lambda f: f["wrong_confident"] + f["false_reads"]  # noqa: E731
+    assert rep["thresholds"]["frame_ink"] is (ink["exact"] > before["exact"] and mistakes(ink) <= mistakes(before))
+    assert rep["calibration_scenes"] == (ink if rep["thresholds"]["frame_ink"] else before)
     # the bars alone, chosen again for the reader in the folder: the report's bars rewritten, the reader untouched
     before = model.read_bytes()
     rep["thresholds"] = {"card": 0.5}
@@ -43,7 +49,7 @@ def test_training_smoke_writes_a_reader_with_the_decks_heads(tmp_path, deck, ali
     assert r.returncode == 0, r.stderr[-2000:]
     again = json.loads((out / f"{deck}_reader.json").read_text())
     assert set(again["thresholds"]) == {"card", "index", "card_rank", "index_rank", "second_look", "grown_look", "turned_look",
-                                        "face_look"}
+                                        "face_look", "frame_ink"}
     assert again["temperature"] == rep["temperature"] and model.read_bytes() == before
     import onnxruntime as ort
 
