@@ -11,12 +11,19 @@ The cards read with confidence in the same frame say what this deck's inks are. 
 unsure card's ink with theirs, suit by suit: a suit whose confidently read cards in this frame are all printed in
 an ink far from this card's is demoted; a suit with no confident card in the frame is left as it is (nothing is
 known of its ink); and when the card's ink matches no confident card's ink closely (another deck's card, a light
-the frame's cards do not share) nothing changes at all. The ink of a view (``ink_colour``) is the median colour
-(Lab a*, b*) of its darkest pixels inside the paper, the view's colours first scaled so that its paper is grey (the
-light's colour cast taken out). A card's outline snapped a little off takes in some table: pixels not enclosed by paper are not ink.
+the frame's cards do not share) nothing changes at all, nor in a frame whose confident cards show one suit in two
+inks (``one_ink_per_suit``: two decks on the table, or a confident misread).
+
+The ink of a view (``ink_colour``) is taken from its marks: the pixels at least ``INK_DARK`` of the way from the
+paper to the darkest pixel and enclosed by paper (a card's outline snapped a little off takes in some table, which
+is not ink), the view's colours first scaled so that its paper is grey (the light's colour cast taken out); of
+those marks the more colourful half's median (Lab a*, b*), so that a red index beside the face's grey border line
+or a shadow is red.
 
 The scanner (``SuitedScanner._frame_ink``) multiplies these weights into the posterior of each read not yet sure
-of its card and reads it again at the same bars. Session 64 (``models/MODEL_CARD.md``).
+of its card and reads it again at the same bars, for a deck whose reader's report says ``frame_ink`` (island54; for
+standard52 it read more cards on fresh calibration scenes but made one more mistake). Session 64
+(``models/MODEL_CARD.md``).
 """
 
 from __future__ import annotations
@@ -48,8 +55,8 @@ def _zone(region: np.ndarray, zone=INK_ZONE) -> np.ndarray:
 
 
 def ink_colour(bgr: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
-    """The ink of the view ``quad`` (TL, TR, BR, BL) in the frame: its darkest pixels' median (a*, b*) with the
-    paper made grey, or None where the view shows no ink on paper."""
+    """The ink of the view ``quad`` (TL, TR, BR, BL) in the frame: the median (a*, b*) of the more colourful half of
+    its marks, with the paper made grey; None where the view shows no ink on paper."""
     W, H = INK_PX
     dst = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float32)
     M = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
