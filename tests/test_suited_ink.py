@@ -139,3 +139,9 @@ def test_the_scan_reads_an_unsure_suit_again_by_the_frames_inks():
     h7 = code["7H"]
     two = reads[:2] + [_read(codes, "index", _box(260, 20), one(h7), h7)] + reads[2:3]
     assert sc._frame_ink(img, two)[3] is reads[2]
+
+
+def test_the_frames_inks_are_on_where_the_readers_report_kept_them():
+    """Kept for island54 by session 64's rule; for standard52 it made one more mistake on fresh calibration scenes."""
+    assert SuitedScanner("island54", threads=1).frame_ink is True
+    assert SuitedScanner("standard52", threads=1).frame_ink is False
