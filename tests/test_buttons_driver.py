@@ -149,8 +149,10 @@ def test_reconnect_after_unplug():
 def test_clock_sync_converges_on_the_softbox(soft, driver):
     # converged: the estimate rests on a round trip of at most 2 ms. The first sample alone can have a long one when
     # another thread holds the interpreter (it did after the Kivy app's tests in one process: a first round trip of
-    # 10-40 ms put the mapped press up to 20 ms after its arrival, always within the clock's own error_bound_s)
-    assert _wait(lambda: driver.clock.synced and driver.clock.uncertainty_s <= 0.001, 5)
+    # 10-40 ms put the mapped press up to 20 ms after its arrival, always within the clock's own error_bound_s). Up to
+    # 20 s: on a slow, busy machine (session 64's fresh-clone CI, late in the whole suite) no round trip of 2 ms came
+    # within 5 s; alone the estimate gets there in 0.5 s
+    assert _wait(lambda: driver.clock.synced and driver.clock.uncertainty_s <= 0.001, 20)
     soft.press(1)
     p = driver.wait_press(2)
     # the softbox clock is time.monotonic_ns(): the mapped press time must sit just before its arrival
