@@ -200,3 +200,31 @@ def test_the_far_bars_recipe_writes_them_into_the_report(tmp_path):
     assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
     assert r.stderr.startswith("pirate-table: error: --out ")
     assert not (tmp_path / "none").exists()
+
+
+def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkeypatch):
+    """A frame whose first pass holds boxes but none at 0.5 (a camera so far that ``looks_far`` has nothing to go on)
+    is detected again in tiles where the deck's reader report says ``tile_unsure`` (island54, session 65), and read
+    at the near bars; a first pass with nothing at all, or with a box at 0.5 on cards that do not look small, is not
+    tiled. The network's boxes are set here, so the trigger is checked exactly."""
+    assert SuitedScanner("island54", threads=2).tile_unsure and not SuitedScanner("standard52", threads=2).tile_unsure
+    det = SuitedScanner("island54", threads=2).detector
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    first = {}
+
+    def boxes(bgr, conf_thres=0.25, zoom=1.0):
+        if bgr.shape[:2] == (720, 1280):
+            return [d for d in first["boxes"] if d[1] >= conf_thres]
+        return [(1, 0.9, 30.0, 40.0, 8.0, 12.0, 0.0)]  # every tile: one index in its middle
+
+    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **k: boxes(*a, **k))
+    big = 16 / min(det.size[0] / 1280, det.size[1] / 720)  # an index of 16 px in the detector's input: not far
+    for found, tiled in (([(1, 0.3, 200.0, 300.0, 8.0, 12.0, 0.0), (0, 0.12, 600.0, 300.0, 40.0, 60.0, 0.0)], True),
+                         ([], False),
+                         ([(1, 0.5, 200.0, 300.0, big * 0.6, big, 0.0), (1, 0.3, 600.0, 300.0, 8.0, 12.0, 0.0)], False)):
+        first["boxes"] = found
+        got = det.at_table_scale(frame, 0.1, (), True, True)
+        assert not det.looked_far
+        assert len(got) == len(found) + (4 if tiled else 0), (found, got)
+        assert det.at_table_scale(frame, 0.1, (), True) == found  # without tile_unsure: as before
+        assert det.at_table_scale(frame, 0.1, (), False, True) == found  # zoom_in off: never tiled

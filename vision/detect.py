@@ -308,7 +308,7 @@ class Detector:
             raise ValueError(f"unknown backend {backend!r}")
 
     def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = (),
-                       zoom_in: bool = False):
+                       zoom_in: bool = False, tile_unsure: bool = False):
         """Detections as ``__call__``; a frame whose cards look larger than a tablet over the table sees them (its
         index boxes' median long side in the input over ZOOM_FROM times INDEX_PX: a photo taken close up) is detected
         again shrunk so that that median is INDEX_PX (at most MAX_ZOOM times), and the two passes' boxes are pooled:
@@ -316,7 +316,9 @@ class Detector:
         detected again shrunk by each zoom in ``nothing_found`` (a card so close that the detector finds nothing
         on it), pooled the same way. ``zoom_in``: a frame that ``looks_far`` (a camera further from the table) is
         detected again in tiles (``tiled``), pooled the same way (beside the look-out passes, where it has no
-        index box at 0.5)."""
+        index box at 0.5). ``tile_unsure`` (with ``zoom_in``): a frame whose first pass holds boxes (at
+        ``conf_thres``) but none at 0.5 is tiled too (``looks_far`` cannot tell from it; a deck's reader report's
+        ``tile_unsure``)."""
         dets = self(bgr, conf_thres)
         # whether this frame's cards looked small (a camera further from the table): the app says so when a reading
         # is not complete (companion.tablecam.map_reading's ``far``)
@@ -326,7 +328,8 @@ class Detector:
         h, w = bgr.shape[:2]
         s = min(self.size[0] / w, self.size[1] / h)
         ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
-        more = self.tiled(bgr, conf_thres) if zoom_in and self.looked_far else []
+        unsure = tile_unsure and bool(dets) and not any(d[1] >= 0.5 for d in dets)
+        more = self.tiled(bgr, conf_thres) if zoom_in and (self.looked_far or unsure) else []
         if not ix:
             more += [d for z in nothing_found for d in self(bgr, conf_thres, z)]
         elif float(np.median(ix)) > ZOOM_FROM * INDEX_PX:
