@@ -228,3 +228,22 @@ def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkey
         assert len(got) == len(found) + (4 if tiled else 0), (found, got)
         assert det.at_table_scale(frame, 0.1, (), True) == found  # without tile_unsure: as before
         assert det.at_table_scale(frame, 0.1, (), False, True) == found  # zoom_in off: never tiled
+
+
+def test_island_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_wrongly():
+    """Two held-out far frames (island54: seed 52's hand, seed 44's trick pile) whose first pass holds boxes but none
+    at 0.5: without the tiles 0 + 1 of 9 + 6 cards exact, with them 8 + 5 (session 65's run), none wrong either way."""
+    sc = SuitedScanner("island54", threads=2)
+    assert sc.tile_unsure  # the committed island54 report's
+    rows = {False: [], True: []}
+    for seed, layout in ((52, HAND), (44, "trick")):
+        f = far_scene(_scene(seed, layout, "island54"))
+        d = sc.detector(f.image, 0.1)
+        assert d and not any(x[1] >= 0.5 for x in d)  # the frame the switch is for
+        for t in rows:
+            sc.tile_unsure = t
+            rows[t] += match_reads(f, sc.scan(f.image))
+    before, after = score_rows(rows[False]), score_rows(rows[True])
+    assert after["cards"] == before["cards"] == 15
+    assert after["exact"] >= before["exact"] + 8
+    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
