@@ -35,3 +35,42 @@ def test_seat_assignment_timeout_reaches_the_callback_with_its_message():
         assert result["error"]  # the driver's reason, not a NameError swallowed in the worker
     finally:
         svc.close()
+
+
+def test_a_touch_becomes_the_box_tick_of_its_instant_though_a_thread_switch_falls_between_the_reads(monkeypatch):
+    """press_seat's touch time is turned into the software box's tick of that instant. A thread that loses the
+    interpreter right after reading the wall clock (3 ms here, once) must not move the press: the two clocks are read
+    as a tight pair (session 65: a whole-hand UI test saw two calls a moment apart swap order)."""
+    import companion.ui.boxservice as bs
+
+    class Clock2MHz:  # the software box's clock (hardware/softbox.py SoftBox.ticks: monotonic, 2 MHz), started 10 s ago
+        t0 = time.monotonic_ns() - 10_000_000_000
+
+        def ticks(self):
+            return (time.monotonic_ns() - self.t0) // 500
+
+    sb = Clock2MHz()
+    real_time = time.time
+    switched = []
+
+    def wall_then_lose_the_core():
+        w = real_time()
+        if not switched:
+            switched.append(1)
+            end = time.perf_counter() + 0.003
+            while time.perf_counter() < end:  # another thread runs for 3 ms
+                pass
+        return w
+
+    touch = real_time() - 0.1
+    monkeypatch.setattr(bs.time, "time", wall_then_lose_the_core)
+    got = BoxService.tick_at(sb, touch)
+    monkeypatch.setattr(bs.time, "time", real_time)
+    assert switched
+    k1 = sb.ticks()
+    w = real_time()
+    k2 = sb.ticks()
+    want = (k1 + k2) / 2 - (w - touch) * 2_000_000
+    assert abs(got - want) < 1000  # within 0.5 ms; the switch alone would put it 3 ms (6,000 ticks) late
+    assert BoxService.tick_at(sb, real_time() + 5) >= k2  # a touch "in the future": now
+    assert BoxService.tick_at(sb, real_time() - 60) >= sb.ticks() - 1_000_100  # never older than half a second

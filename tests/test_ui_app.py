@@ -159,7 +159,11 @@ def test_whole_hand_with_simultaneous_call(app):
     assert (p1.seats, p2.seats) == ((4,), (3,)) and p1.armed and p2.armed and p1.first and not p2.first
     calls = [m for m in app.session.hand.moves if type(m).__name__ == "Call"]
     gap_box_ms = (p2.host_time - p1.host_time) * 1000.0
-    assert abs((calls[1].t_ms - calls[0].t_ms) - gap_box_ms) < 0.01  # the hand time is the box's time
+    # the hand time is the box's time, and a hand's event is never before the one before it (App.hand_now_ms): two
+    # presses that the clock sync maps less than its error apart in the other order (its estimate moved between them)
+    # share one hand time (session 65: -0.16 ms once, late in a whole suite)
+    assert gap_box_ms > -1.0
+    assert abs((calls[1].t_ms - calls[0].t_ms) - max(0.0, gap_box_ms)) < 0.01
     assert wait_until(lambda: screen(app).name == "showdown", 3)
     sd = screen(app)
     assert sd.ids.subline.text == "Douglas and Carter called at the same time."

@@ -144,12 +144,27 @@ class BoxService:
         sb = self.softbox
         if sb is None:
             return False
-        tick = None
-        if touch_wall_s is not None:
-            back = max(0.0, min(0.5, time.time() - touch_wall_s))  # a touch is never older than a frame or two
-            tick = max(0, sb.ticks() - int(back * 2_000_000))
-        sb.press_mask(1 << button, tick)
+        sb.press_mask(1 << button, None if touch_wall_s is None else self.tick_at(sb, touch_wall_s))
         return True
+
+    @staticmethod
+    def tick_at(sb, wall_s: float) -> int:
+        """The software box's tick (2 MHz) at the wall-clock instant ``wall_s`` (a touch's time.time(), never taken as
+        older than half a second). The box's clock and the wall clock are read as a pair, the tightest of a few tries
+        (as ``wall_offset_s`` does): a thread that loses the interpreter or its core between the two reads would
+        otherwise move the press by its wait, and two fingers a moment apart could swap order."""
+        best = None
+        for _ in range(5):
+            k1 = sb.ticks()
+            w = time.time()
+            k2 = sb.ticks()
+            if best is None or k2 - k1 < best[0]:
+                best = (k2 - k1, (k1 + k2) / 2, w)
+            if best[0] <= 40:  # 20 us
+                break
+        _, now_tick, now_w = best
+        back = max(0.0, min(0.5, now_w - wall_s))  # a touch is never older than a frame or two
+        return max(0, int(round(now_tick - back * 2_000_000)))
 
     @staticmethod
     def wall_ms(press) -> float:
