@@ -207,8 +207,9 @@ def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkey
     is detected again in tiles where the deck's reader report says ``tile_unsure`` (island54, session 65), and read
     at the near bars; a first pass with nothing at all, or with a box at 0.5 on cards that do not look small, is not
     tiled. The network's boxes are set here, so the trigger is checked exactly."""
-    assert SuitedScanner("island54", threads=2).tile_unsure and not SuitedScanner("standard52", threads=2).tile_unsure
-    det = SuitedScanner("island54", threads=2).detector
+    sc = SuitedScanner("island54", threads=2)
+    assert sc.tile_unsure and not SuitedScanner("standard52", threads=2).tile_unsure
+    det = sc.detector
     frame = np.zeros((720, 1280, 3), np.uint8)
     first = {}
 
