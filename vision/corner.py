@@ -544,15 +544,11 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     return net
 
 
-def load_onnx_weights(net, onnx_path: Path) -> None:
-    """Warm start from an exported reader (only the .onnx is committed): the exporter folded each BatchNorm into
-    its convolution, so the conv takes the folded weight and the BatchNorm becomes the identity plus the folded
-    bias; the heads are multiplied back by the temperature that was divided into them (``corner_reader.json``;
-    ``<name>.json`` beside ``<name>.int8.onnx``). A static int8 file (QDQ) gives its weights dequantized, (q - zero
-    point) x scale per output channel: the float weights to within half a step, for a reader whose float file
-    was never committed."""
+def onnx_float_values(onnx_path: Path):
+    """``(model, values)``: an ONNX file and the float value of each of its weights, by the name the graph uses: the
+    initializers, and in a static int8 (QDQ) file each DequantizeLinear's output of a stored weight, (q - zero point)
+    x scale per channel along its axis (the float weight to within half a step)."""
     import onnx
-    import torch
     from onnx import numpy_helper
 
     m = onnx.load(str(onnx_path))
@@ -569,6 +565,19 @@ def load_onnx_weights(net, onnx_path: Path) -> None:
                 shape[axis] = -1
                 scale, zp = scale.reshape(shape), zp.reshape(shape)
             w[node.output[0]] = ((q - zp) * scale).astype(np.float32)
+    return m, w
+
+
+def load_onnx_weights(net, onnx_path: Path) -> None:
+    """Warm start from an exported reader (only the .onnx is committed): the exporter folded each BatchNorm into
+    its convolution, so the conv takes the folded weight and the BatchNorm becomes the identity plus the folded
+    bias; the heads are multiplied back by the temperature that was divided into them (``corner_reader.json``;
+    ``<name>.json`` beside ``<name>.int8.onnx``). A static int8 file (QDQ) gives its weights dequantized, (q - zero
+    point) x scale per output channel: the float weights to within half a step, for a reader whose float file
+    was never committed."""
+    import torch
+
+    m, w = onnx_float_values(onnx_path)
     heads = {}
     for node in m.graph.node:  # the heads' Gemm: its weight and bias by the names the graph gives them
         if node.op_type == "Gemm":

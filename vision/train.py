@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
 DET_SCALE = 0.5  # frames are halved before detection (1280x720 -> 640x360)
 TILE = 320
+FAR_RANGE = (1.3, 2.0)  # --decks-far: how much further away the camera is (the bench's far table is 2)
 LAYOUTS = ("start", "start", "fan", "mixed")
 
 
@@ -48,11 +49,13 @@ def _clip_poly(q, x0, y0, w, h):
 
 
 def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3, fonts=None,
-                      prefix: str = "s", deck: str | None = None, layouts=None) -> int:
+                      prefix: str = "s", deck: str | None = None, layouts=None,
+                      far: tuple[float, float] | None = None) -> int:
     """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written.
     ``fonts``: faces set in these font families (vision.fonts.split_fonts("train")); None: the own faces.
     ``deck``: scenes of that suited deck (``vision.synth.suited.make_deck_scene``, ``layouts`` in turn) instead of
-    Pirate's Bluff scenes."""
+    Pirate's Bluff scenes. ``far`` (lo, hi): each scene as a camera further away sees it (``far_scene`` with a factor
+    drawn from lo..hi by the scene's seed): smaller cards and indices."""
     img_dir, lab_dir = out / "images" / "train", out / "labels" / "train"
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
@@ -68,6 +71,10 @@ def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene:
             from vision.synth.suited import make_deck_scene
 
             sc = make_deck_scene(seed, deck, layouts[seed % len(layouts)], TRAIN_SURFACES, fonts=fonts)
+        if far is not None:
+            from vision.synth.scene import far_scene
+
+            sc = far_scene(sc, float(np.random.default_rng(seed + 11).uniform(*far)))
         small = cv2.resize(sc.image, None, fx=DET_SCALE, fy=DET_SCALE, interpolation=cv2.INTER_AREA)
         objs = []
         for c in sc.cards:
@@ -413,6 +420,9 @@ def main(argv=None) -> int:
                     "quantize), corner (the corner reader: vision/corner.py, font families of the train split; then the middle reader), decks "
                     "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
     ap.add_argument("--decks-scenes", type=count, default=350, help="font-family scenes for --only decks (+ 300 own)")
+    ap.add_argument("--decks-own", type=count, default=300, help="own-face scenes for --only decks")
+    ap.add_argument("--decks-far", type=count, default=0, help="--only decks with --decks-suited: also this many "
+                    "scenes of each suited deck as a camera 1.3-2 times further away sees them (smaller indices)")
     ap.add_argument("--decks-hours", type=positive, default=0.15)
     ap.add_argument("--decks-suited", type=count, default=0, help="--only decks: also this many scenes of each suited "
                     "deck (train fonts; start rows, fans, trick piles, mixed) and half as many hands held tight")
@@ -489,7 +499,7 @@ def main(argv=None) -> int:
         t0 = time.time()
         d = work / "det_decks_data"
         n = gen_detector_data(d, args.decks_scenes, seed0=200_000, fonts=split_fonts("train"), prefix="f")
-        n += gen_detector_data(d, 300, seed0=0, prefix="s")
+        n += gen_detector_data(d, args.decks_own, seed0=0, prefix="s")
         if args.decks_suited:
             from vision.synth.suited import HAND
             from vision.synth.suited import LAYOUTS as SUITED_LAYOUTS
@@ -499,6 +509,11 @@ def main(argv=None) -> int:
                                        prefix=f"d{deck}_", deck=deck, layouts=SUITED_LAYOUTS)
                 n += gen_detector_data(d, args.decks_suited // 2, seed0=400_000 + 10_000 * k,
                                        fonts=split_fonts("train"), prefix=f"h{deck}_", deck=deck, layouts=(HAND,))
+                if args.decks_far:  # the same kinds of scene, as a camera 1.3-2 times further away sees them
+                    n += gen_detector_data(d, args.decks_far, seed0=500_000 + 10_000 * k, fonts=split_fonts("train"),
+                                           prefix=f"x{deck}_", deck=deck, layouts=SUITED_LAYOUTS + (HAND,),
+                                           far=FAR_RANGE)
+        report["decks_far"] = args.decks_far
         report["decks_tiles"] = n
         report["decks_suited"] = args.decks_suited
         pt = train_detector(d, work / "runs", 30, args.decks_hours, init=Path(args.det_init) if args.det_init else out / "card_det.pt",

@@ -1,0 +1,121 @@
+"""vision.det_recover: a detector committed only as int8 ONNX gets trainable float weights back."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+
+
+@pytest.fixture(scope="module")
+def recovered(tmp_path_factory):
+    from vision.det_recover import recover
+
+    out = tmp_path_factory.mktemp("rec") / "suited.pt"
+    rep = recover(MODELS / "card_det_suited.int8.onnx", MODELS / "card_det.pt", out, frames=32)
+    return out, rep
+
+
+def test_the_suited_detector_comes_back_as_a_float_network_that_scores_as_its_int8_file(recovered):
+    """Every convolution of ``card_det_suited.int8.onnx`` finds its place in the yolov8n-obb network of
+    ``card_det.pt`` (72 with weights; the box decoding's fixed bins are not stored), each of the 63 batch norms
+    unfolded; in eval mode the network scores the anchors of calibration scenes as the int8 file does, up to its
+    activation quantization (the committed ``card_det.pt`` and its own int8 file differ as much: correlation 0.998)."""
+    from vision.det_recover import compare
+
+    out, rep = recovered
+    assert rep["convolutions"] == 72 and rep["batch_norms_unfolded"] == 63
+    c = compare(out, MODELS / "card_det_suited.int8.onnx", scenes=2)
+    assert c["score_corr"] > 0.998, c
+    assert c["over_half_int8"] > 50 and c["over_half_both"] >= 0.97 * max(c["over_half_int8"], c["over_half_float"]), c
+    # the card detector's own weights are not the suited detector's: the check can tell them apart
+    other = compare(MODELS / "card_det.pt", MODELS / "card_det_suited.int8.onnx", scenes=2)
+    assert other["score_corr"] < c["score_corr"] - 0.01, other
+
+
+def _train_eval_gap(model, X):
+    """How far a network's training-mode features (the head's three inputs) lie from its eval-mode ones on the
+    batch ``X``: the largest relative difference over the three. A batch norm normalises with the batch's own
+    statistics in training mode, so a trained network has a gap too."""
+    import torch
+
+    feats = []
+    hook = model.model[-1].register_forward_hook(lambda _m, inp, _o: feats.append([t.clone() for t in inp[0]]))
+    for mode in (False, True):
+        model.train(mode)
+        with torch.no_grad():
+            model(X)
+    hook.remove()
+    return max(float((e - t).norm() / e.norm()) for e, t in zip(*feats))
+
+
+def test_the_unfolded_batch_norms_train_from_the_detector_not_from_a_shifted_network(recovered):
+    """Unfolded on the recipe's crops, the recovered network's training-mode features stay as near its eval-mode
+    ones as those of a network that was trained (``card_det.pt``, its running statistics from training), so training
+    goes on from the detector. Batch norms whose statistics are not the data's land far off, though their eval-mode
+    function is the same (each mean moved by one standard deviation, the shift moved to match): the check can fail."""
+    import torch
+
+    from vision.det_recover import _frames
+
+    out, _ = recovered
+    X = torch.from_numpy(_frames(8, 7_000, 320))
+    load = lambda p: torch.load(str(p), map_location="cpu", weights_only=False)["model"].float()  # noqa: E731
+    trained = _train_eval_gap(load(MODELS / "card_det.pt"), X)
+    gap = _train_eval_gap(load(out), X)
+    assert gap < 1.2 * trained, (gap, trained)
+    moved = load(out)
+    with torch.no_grad():
+        for m in moved.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                sd = (m.running_var + m.eps).sqrt()
+                m.running_mean += sd
+                m.bias += m.weight  # eval: weight * (x - mean - sd) / sd + bias + weight = the same
+    moved.eval()
+    ref = load(out).eval()
+    with torch.no_grad():
+        a, b = ref(X), moved(X)
+    a, b = (a[0] if isinstance(a, (list, tuple)) else a), (b[0] if isinstance(b, (list, tuple)) else b)
+    assert float((a - b).abs().max()) < 1e-2 * float(a.abs().max())  # the same function in eval mode
+    assert _train_eval_gap(moved, X) > 1.5 * trained
+
+
+def test_recovery_refuses_files_of_another_network_in_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "x.pt"
+    cases = [
+        (["recover", str(MODELS / "corner_reader.int8.onnx"), str(out)], "no weights for model."),  # a reader
+        (["recover", str(tmp_path / "none.onnx"), str(out)], "no such file"),
+        (["recover", str(MODELS / "card_det_suited.int8.onnx"), str(out), "--frames", "2"], "--frames: must be 8..4096"),
+        (["recover", str(MODELS / "card_det_suited.int8.onnx"), str(MODELS / "card_det.pt")], "exists already"),
+    ]
+    for args, msg in cases:
+        r = subprocess.run([sys.executable, "-m", "vision.det_recover", *args], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
+        assert r.stderr.startswith("pirate-table: error: python -m vision.det_recover") and r.stderr.count("\n") == 1
+        assert msg in r.stderr, (msg, r.stderr)
+    assert not out.exists()
+
+
+def test_far_tiles_carry_smaller_boxes_of_the_same_scene(tmp_path):
+    """``--decks-far``: a scene as a camera further away sees it is cut into tiles whose index boxes are the
+    factor smaller than the same scene's."""
+    from vision.train import TILE, gen_detector_data
+
+    def sizes(d, far):
+        gen_detector_data(d, 1, seed0=500_000, tiles_per_scene=3, prefix="x", deck="island54", layouts=("start",),
+                          far=far)
+        out = []
+        for t in range(3):
+            for ln in (d / "labels" / "train" / f"x500000_{t}.txt").read_text().split("\n"):
+                if ln.startswith("1 "):
+                    b = np.array(ln.split()[1:], float).reshape(4, 2) * TILE
+                    out.append(max(np.linalg.norm(b[1] - b[0]), np.linalg.norm(b[2] - b[1])))
+        return np.median(out)
+
+    near, far = sizes(tmp_path / "n", None), sizes(tmp_path / "f", (2.0, 2.0))
+    assert 1.6 < near / far < 2.5, (near, far)

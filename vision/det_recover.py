@@ -1,0 +1,238 @@
+"""Float weights again for a detector whose float weights were not kept: ``python -m vision.det_recover``.
+
+Only the static int8 ONNX of a detector is committed when its ``.pt`` was not (``card_det_suited.int8.onnx``, session
+34: its run's ``last.pt`` stayed in a scratch folder). Training can only go on from a ``.pt`` of the same network, so
+the next run had to start again from ``card_det.pt`` and repeat the 1.5 h chain behind that detector.
+
+The int8 file holds every convolution of the network with its batch norm folded in (ultralytics fuses before it
+exports): per-channel int8 weights with their scales and an int32 bias (the first convolution and the head's last
+ones float). This module reads them back (``(q - zero point) * scale``) into the network of a committed checkpoint of
+the same recipe (``card_det.pt``, yolov8n-obb) and *unfolds* each batch norm so that the network trains from there:
+
+- a convolution ``W x + b`` becomes ``BN(W x)`` with the batch norm's running mean and variance set to the mean and
+  variance of ``W x`` over a batch of the recipe's own frames, its scale to the standard deviation and its shift to
+  the mean plus ``b``. In eval mode that is ``W x + b`` exactly (up to float rounding); in train mode, where the
+  batch norm normalises with the batch's own statistics, it is the same function on frames like those, so training
+  starts from the detector rather than from a network whose every layer was shifted.
+
+The result is written as an ultralytics checkpoint (the base checkpoint's dict with this network, no optimizer or
+EMA), so ``python -m vision.train --only decks --det-init <it>`` goes on from the detector. ``check`` compares the
+recovered float network's outputs with the int8 detector's on frames (the float and int8 networks differ by the
+activation quantization only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from vision.detect import DET_H, DET_W
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+class RecoverError(ValueError):
+    """The int8 file and the base checkpoint do not describe the same network."""
+
+
+def int8_conv_weights(onnx_path: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{"model.1.conv": (weight, bias)}`` in float32 for every convolution of a QDQ int8 ONNX detector (weights
+    dequantized per channel, the int32 bias by its scale; float ones as stored)."""
+    from vision.corner import onnx_float_values
+
+    m, vals = onnx_float_values(onnx_path)
+    out = {}
+    for n in m.graph.node:
+        if n.op_type != "Conv":
+            continue
+        name = n.input[1]
+        for suffix in ("_DequantizeLinear_Output", ".weight"):
+            name = name.replace(suffix, "")
+        w = vals.get(n.input[1])
+        b = vals.get(n.input[2]) if len(n.input) > 2 else None
+        if w is None:
+            raise RecoverError(f"convolution {n.name}: weights not found in the file")
+        out[name] = (np.asarray(w, np.float32), None if b is None else np.asarray(b, np.float32))
+    return out
+
+
+def _frames(n: int, seed0: int, size: int) -> np.ndarray:
+    """``n`` training-recipe crops (train font families' suited and Pirate's Bluff scenes), ``size`` square (at most
+    the halved frame's height, 360: the recipe's tiles are 320), RGB 0..1, as the trainer feeds them."""
+    import cv2
+
+    from vision.fonts import split_fonts
+    from vision.synth.scene import make_scene
+    from vision.synth.suited import LAYOUTS as SUITED_LAYOUTS
+    from vision.synth.suited import make_deck_scene
+    from vision.synth.surfaces import TRAIN_SURFACES
+    from vision.train import LAYOUTS
+
+    fonts = split_fonts("train")
+    rng = np.random.default_rng(seed0)
+    out = []
+    for k in range(n):
+        s = seed0 + k
+        if k % 3 == 0:
+            sc = make_scene(s, LAYOUTS[s % len(LAYOUTS)], TRAIN_SURFACES, fonts=fonts)
+        else:
+            deck = ("standard52", "island54")[k % 2]
+            sc = make_deck_scene(s, deck, SUITED_LAYOUTS[s % len(SUITED_LAYOUTS)], TRAIN_SURFACES, fonts=fonts)
+        small = cv2.resize(sc.image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        H, W = small.shape[:2]
+        y0, x0 = int(rng.integers(0, H - size + 1)), int(rng.integers(0, W - size + 1))
+        tile = small[y0:y0 + size, x0:x0 + size]
+        out.append(tile[:, :, ::-1].transpose(2, 0, 1).astype(np.float32) / 255.0)
+    return np.stack(out)
+
+
+def recover(int8_onnx: Path, base_pt: Path, out_pt: Path, frames: int = 96, seed0: int = 2_400_000,
+            size: int = 320) -> dict:
+    """Write ``out_pt``: ``base_pt``'s network with ``int8_onnx``'s weights, batch norms unfolded on ``frames``
+    recipe crops. Returns a small report."""
+    import torch
+    import torch.nn as nn
+
+    ck = torch.load(str(base_pt), map_location="cpu", weights_only=False)
+    model = copy.deepcopy(ck["model"]).float().eval()
+    weights = int8_conv_weights(int8_onnx)
+    convs = {n: m for n, m in model.named_modules() if isinstance(m, nn.Conv2d)}
+    parents = {n: m for n, m in model.named_modules() if hasattr(m, "conv") and hasattr(m, "bn")}
+    used, bn_of = set(), {}
+    for name, conv in convs.items():
+        if name.endswith("dfl.conv"):
+            continue  # the box decoding's fixed 0..15 bins (the int8 file computes them as a MatMul)
+        parent = name[: -len(".conv")] if name.endswith(".conv") else None
+        key = name  # the exporter's weight names are the convolutions' (each batch norm folded into its own)
+        if key not in weights:
+            raise RecoverError(f"{int8_onnx.name}: no weights for {name}")
+        w, b = weights[key]
+        if tuple(w.shape) != tuple(conv.weight.shape):
+            raise RecoverError(f"{int8_onnx.name}: {name} is {tuple(w.shape)}, the base network's {tuple(conv.weight.shape)}")
+        used.add(key)
+        with torch.no_grad():
+            conv.weight.copy_(torch.from_numpy(w.copy()))
+            b = np.zeros(w.shape[0], np.float32) if b is None else b
+            if parent in parents:
+                bn = parents[parent].bn
+                bn_of[key] = (conv, bn, torch.from_numpy(b.copy()))
+                # identity for now: eval-mode BN(x) = x + b
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.from_numpy(b))
+            else:
+                conv.bias.copy_(torch.from_numpy(b))
+    unused = sorted(set(weights) - used)
+    if unused:
+        raise RecoverError(f"{int8_onnx.name}: weights the base network has no place for: {', '.join(unused[:4])}")
+    # the batch norms unfolded on the statistics of W x over recipe crops (one pass: each layer's function is already
+    # the detector's, so the statistics upstream do not move when a layer is unfolded)
+    stats, hooks = {}, []
+    for key, (conv, _bn, _b) in bn_of.items():
+        def hook(_m, _inp, out, key=key):
+            o = out.detach().double()
+            s = stats.setdefault(key, [0.0, 0.0, 0])
+            s[0] = s[0] + o.sum(dim=(0, 2, 3))
+            s[1] = s[1] + (o * o).sum(dim=(0, 2, 3))
+            s[2] += o.shape[0] * o.shape[2] * o.shape[3]
+        hooks.append(conv.register_forward_hook(hook))
+    X = torch.from_numpy(_frames(frames, seed0, size))
+    with torch.no_grad():
+        for i in range(0, len(X), 8):
+            model(X[i:i + 8])
+    for h in hooks:
+        h.remove()
+    with torch.no_grad():
+        for key, (conv, bn, b) in bn_of.items():
+            s1, s2, n = stats[key]
+            mean = s1 / n
+            var = (s2 / n - mean * mean).clamp_min(1e-6)
+            std = (var + bn.eps).sqrt()
+            bn.running_mean.copy_(mean.float())
+            bn.running_var.copy_(var.float())
+            bn.weight.copy_(std.float())
+            bn.bias.copy_((mean + b.double()).float())
+    ck = dict(ck)
+    ck.update(model=copy.deepcopy(model).half(), ema=None, updates=None, optimizer=None, epoch=-1, best_fitness=None)
+    ck["train_args"] = dict(ck.get("train_args") or {})
+    ck["recovered_from"] = f"{int8_onnx.name} (vision.det_recover: int8 weights, batch norms unfolded on {frames} crops)"
+    out_pt.parent.mkdir(parents=True, exist_ok=True)
+    part = out_pt.with_name(out_pt.name + ".part")
+    torch.save(ck, str(part))
+    part.replace(out_pt)  # whole or not at all
+    return {"convolutions": len(used), "batch_norms_unfolded": len(bn_of), "frames": frames, "out": str(out_pt)}
+
+
+def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000) -> dict:
+    """The recovered network (float, torch, eval) against the int8 detector on ``scenes`` letterboxed suited scenes:
+    the card and index score channels' largest absolute difference and their correlation, and how many anchors
+    over 0.5 each has and both have."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.detect import letterbox
+    from vision.fonts import split_fonts
+    from vision.synth.suited import LAYOUTS as SUITED_LAYOUTS
+    from vision.synth.suited import make_deck_scene
+
+    model = torch.load(str(pt), map_location="cpu", weights_only=False)["model"].float().eval()
+    sess = ort.InferenceSession(str(int8_onnx), providers=["CPUExecutionProvider"])
+    fonts = split_fonts("calibration")
+    diffs, a_all, b_all = [], [], []
+    for k in range(scenes):
+        deck = ("standard52", "island54")[k % 2]
+        sc = make_deck_scene(seed0 + k, deck, SUITED_LAYOUTS[k % len(SUITED_LAYOUTS)], fonts=fonts)
+        canvas, _ = letterbox(sc.image, (DET_W, DET_H))
+        x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        q = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+        with torch.no_grad():
+            f = model(torch.from_numpy(x))
+        f = (f[0] if isinstance(f, (list, tuple)) else f).numpy()
+        qs, fs = q[0, 4:6], f[0, 4:6]
+        diffs.append(float(np.abs(qs - fs).max()))
+        a_all.append(qs.ravel())
+        b_all.append(fs.ravel())
+    a, b = np.concatenate(a_all), np.concatenate(b_all)
+    return {"scenes": scenes, "max_score_diff": round(max(diffs), 4), "score_corr": round(float(np.corrcoef(a, b)[0, 1]), 5),
+            "over_half_int8": int((a > 0.5).sum()), "over_half_float": int((b > 0.5).sum()),
+            "over_half_both": int(((a > 0.5) & (b > 0.5)).sum())}
+
+
+def main(argv=None) -> int:
+    from companion.inputs import OneLineParser, cli_int
+
+    ap = OneLineParser(prog="python -m vision.det_recover", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("recover", help="write a trainable .pt from an int8 detector")
+    r.add_argument("int8", help="the int8 ONNX detector (e.g. models/card_det_suited.int8.onnx)")
+    r.add_argument("out", help="the .pt to write")
+    r.add_argument("--base", default=str(MODELS / "card_det.pt"), help="a checkpoint of the same network (default: card_det.pt)")
+    r.add_argument("--frames", type=cli_int(8, 4096), default=96)
+    c = sub.add_parser("check", help="compare a recovered .pt with the int8 detector")
+    c.add_argument("pt")
+    c.add_argument("int8")
+    c.add_argument("--scenes", type=cli_int(1, 1000), default=6)
+    a = ap.parse_args(argv)
+    for p in (a.int8, a.base) if a.cmd == "recover" else (a.pt, a.int8):
+        if not Path(p).is_file():
+            ap.error(f"no such file: {p}")
+    if a.cmd == "recover" and Path(a.out).exists():
+        ap.error(f"exists already (nothing written): {a.out}")
+    try:
+        if a.cmd == "recover":
+            print(recover(Path(a.int8), Path(a.base), Path(a.out), a.frames))
+        else:
+            print(compare(Path(a.pt), Path(a.int8), a.scenes))
+    except RecoverError as e:
+        ap.error(str(e))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
