@@ -222,6 +222,7 @@ def test_detector_tiles_of_suited_hands_label_every_index_that_shows(tmp_path):
                                         (["--decks-hours", "0"], "--decks-hours: must be > 0, got 0"),
                                         (["--decks-far", "\u0662"], "--decks-far: expected a whole number"),
                                         (["--decks-own", "-3"], "--decks-own: must be >= 0, got -3"),
+                                        (["--decks-far", "5"], "--decks-far: needs --decks-suited"),
                                         (["--reader-steps", "-5"], "--reader-steps: must be >= 0, got -5"),
                                         (["--decks-as", "pirates"], "--decks-as: invalid choice: 'pirates'")])
 def test_training_command_refuses_nonsense_numbers_in_one_line(tmp_path, args, start):

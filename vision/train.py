@@ -419,7 +419,7 @@ def main(argv=None) -> int:
                     help="one part: det (train, export, quantize), quantize (both committed models), reader (train, "
                     "quantize), corner (the corner reader: vision/corner.py, font families of the train split; then the middle reader), decks "
                     "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
-    ap.add_argument("--decks-scenes", type=count, default=350, help="font-family scenes for --only decks (+ 300 own)")
+    ap.add_argument("--decks-scenes", type=count, default=350, help="font-family scenes for --only decks (+ --decks-own own-face scenes)")
     ap.add_argument("--decks-own", type=count, default=300, help="own-face scenes for --only decks")
     ap.add_argument("--decks-far", type=count, default=0, help="--only decks with --decks-suited: also this many "
                     "scenes of each suited deck as a camera 1.3-2 times further away sees them (smaller indices)")
@@ -443,6 +443,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reader-init", default=None, help="continue from this reader .pt")
     ap.add_argument("--reader-lr", type=positive, default=3e-3)
     args = ap.parse_args(argv)
+    if args.decks_far and not args.decks_suited:  # the far scenes are the suited decks': nothing silently left out
+        ap.error("argument --decks-far: needs --decks-suited")
     import tempfile
 
     if args.smoke:
