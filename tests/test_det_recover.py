@@ -86,11 +86,18 @@ def test_the_unfolded_batch_norms_train_from_the_detector_not_from_a_shifted_net
 
 def test_recovery_refuses_files_of_another_network_in_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "x.pt"
+    text = tmp_path / "text.onnx"
+    text.write_text("not a model\n")
     cases = [
         (["recover", str(MODELS / "corner_reader.int8.onnx"), str(out)], "no weights for model."),  # a reader
         (["recover", str(tmp_path / "none.onnx"), str(out)], "no such file"),
         (["recover", str(MODELS / "card_det_suited.int8.onnx"), str(out), "--frames", "2"], "--frames: must be 8..4096"),
         (["recover", str(MODELS / "card_det_suited.int8.onnx"), str(MODELS / "card_det.pt")], "exists already"),
+        (["recover", str(text), str(out)], "text.onnx: not an ONNX model"),
+        (["recover", str(MODELS / "card_det_suited.int8.onnx"), str(out), "--base", str(text)],
+         "text.onnx: not an ultralytics checkpoint"),
+        (["check", str(text), str(MODELS / "card_det_suited.int8.onnx")], "text.onnx: not an ultralytics checkpoint"),
+        (["check", str(MODELS / "card_det.pt"), str(text)], "text.onnx: not an ONNX model"),
     ]
     for args, msg in cases:
         r = subprocess.run([sys.executable, "-m", "vision.det_recover", *args], cwd=ROOT, capture_output=True,

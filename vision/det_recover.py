@@ -12,8 +12,9 @@ the same recipe (``card_det.pt``, yolov8n-obb) and *unfolds* each batch norm so 
 - a convolution ``W x + b`` becomes ``BN(W x)`` with the batch norm's running mean and variance set to the mean and
   variance of ``W x`` over a batch of the recipe's own frames, its scale to the standard deviation and its shift to
   the mean plus ``b``. In eval mode that is ``W x + b`` exactly (up to float rounding); in train mode, where the
-  batch norm normalises with the batch's own statistics, it is the same function on frames like those, so training
-  starts from the detector rather than from a network whose every layer was shifted.
+  batch norm normalises with the batch's own statistics, it stays near that function on frames like those (as near
+  as a network that was trained stays to its own), so training starts from the detector rather than from a network
+  whose every layer was shifted.
 
 The result is written as an ultralytics checkpoint (the base checkpoint's dict with this network, no optimizer or
 EMA), so ``python -m vision.train --only decks --det-init <it>`` goes on from the detector. ``check`` compares the
@@ -36,7 +37,18 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
 class RecoverError(ValueError):
-    """The int8 file and the base checkpoint do not describe the same network."""
+    """The int8 file and the base checkpoint do not describe the same network, or one is no such file."""
+
+
+def _load_model(pt: Path):
+    """The network of an ultralytics checkpoint (float), or RecoverError."""
+    import torch
+
+    try:
+        ck = torch.load(str(pt), map_location="cpu", weights_only=False)
+        return ck, ck["model"].float()
+    except Exception as e:  # no checkpoint (a text file, a state dict, a truncated file): one line
+        raise RecoverError(f"{pt.name}: not an ultralytics checkpoint ({type(e).__name__})") from None
 
 
 def int8_conv_weights(onnx_path: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -44,7 +56,10 @@ def int8_conv_weights(onnx_path: Path) -> dict[str, tuple[np.ndarray, np.ndarray
     dequantized per channel, the int32 bias by its scale; float ones as stored)."""
     from vision.corner import onnx_float_values
 
-    m, vals = onnx_float_values(onnx_path)
+    try:
+        m, vals = onnx_float_values(onnx_path)
+    except Exception as e:  # a file that is no ONNX model: one line, not a traceback
+        raise RecoverError(f"{onnx_path.name}: not an ONNX model ({type(e).__name__})") from None
     out = {}
     for n in m.graph.node:
         if n.op_type != "Conv":
@@ -97,9 +112,9 @@ def recover(int8_onnx: Path, base_pt: Path, out_pt: Path, frames: int = 96, seed
     import torch
     import torch.nn as nn
 
-    ck = torch.load(str(base_pt), map_location="cpu", weights_only=False)
-    model = copy.deepcopy(ck["model"]).float().eval()
     weights = int8_conv_weights(int8_onnx)
+    ck, model = _load_model(base_pt)
+    model = copy.deepcopy(model).eval()
     convs = {n: m for n, m in model.named_modules() if isinstance(m, nn.Conv2d)}
     parents = {n: m for n, m in model.named_modules() if hasattr(m, "conv") and hasattr(m, "bn")}
     used, bn_of = set(), {}
@@ -180,8 +195,11 @@ def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000)
     from vision.synth.suited import LAYOUTS as SUITED_LAYOUTS
     from vision.synth.suited import make_deck_scene
 
-    model = torch.load(str(pt), map_location="cpu", weights_only=False)["model"].float().eval()
-    sess = ort.InferenceSession(str(int8_onnx), providers=["CPUExecutionProvider"])
+    model = _load_model(pt)[1].eval()
+    try:
+        sess = ort.InferenceSession(str(int8_onnx), providers=["CPUExecutionProvider"])
+    except Exception as e:
+        raise RecoverError(f"{int8_onnx.name}: not an ONNX model ({type(e).__name__})") from None
     fonts = split_fonts("calibration")
     diffs, a_all, b_all = [], [], []
     for k in range(scenes):
