@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=["ort", "ort-fp32", "cv2", "ultralytics"], default="ort",
                    help="ort: onnxruntime, int8 models (the runtime path); ort-fp32 / cv2: the float detector "
                    "through onnxruntime / OpenCV DNN; ultralytics: the reference")
-    p.add_argument("--models", type=cli_text(4096), default=None, help="folder with the models (card_det.int8.onnx + index_reader.int8.onnx; card_det.pt for the float backends)")
+    p.add_argument("--models", type=cli_text(4096), default=None, help="folder with the models (card_det.int8.onnx + index_reader.int8.onnx; the float backends derive card_det.onnx from card_det.pt or the int8 file)")
     p.add_argument("--reader", choices=["index", "corner", "both"], default=None,
                    help="how whole cards are read: the fixed index boxes (default), the corner regions (other decks: "
                    "see docs/camera.md), or both")
@@ -118,10 +118,12 @@ def _scanner(args, profile=None):
 
     models = Path(args.models) if getattr(args, "models", None) else MODELS
     backend = getattr(args, "backend", "ort")
-    # the float detector card_det.onnx is derived from card_det.pt when needed (vision.detect.float_detector)
-    need = ("card_det.int8.onnx", "index_reader.int8.onnx") if backend == "ort" else ("card_det.pt", "index_reader.onnx")
+    # the float detector card_det.onnx is derived from card_det.pt, or from the int8 file, when needed
+    # (vision.detect.float_detector)
+    need = ("card_det.int8.onnx", "index_reader.int8.onnx") if backend == "ort" else ("card_det.int8.onnx", "index_reader.onnx")
     for f in need:
-        if not (models / f).exists() and not (f == "card_det.pt" and (models / "card_det.onnx").exists()):
+        if not (models / f).exists() and not (f == "card_det.int8.onnx" and backend != "ort" and any(
+                (models / g).exists() for g in ("card_det.onnx", "card_det.pt"))):
             raise PirateTableError(f"model file missing: {models / f} (train with `pirate-table vision train`)")
     if profile is not None and not (models / "corner_reader.onnx").exists():
         raise PirateTableError(f"model file missing: {models / 'corner_reader.onnx'} (an enrolled deck needs the corner reader)")

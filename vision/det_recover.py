@@ -7,7 +7,9 @@ the next run had to start again from ``card_det.pt`` and repeat the 1.5 h chain 
 The int8 file holds every convolution of the network with its batch norm folded in (ultralytics fuses before it
 exports): per-channel int8 weights with their scales and an int32 bias (the first convolution and the head's last
 ones float). This module reads them back (``(q - zero point) * scale``) into the network of a committed checkpoint of
-the same recipe (``card_det.pt``, yolov8n-obb) and *unfolds* each batch norm so that the network trains from there:
+the same recipe (yolov8n-obb, built from ultralytics' own ``yolov8n-obb.yaml`` as ``vision.train`` builds it, with the
+int8 file's class names; or a checkpoint given as ``--base``) and *unfolds* each batch norm so that the network trains
+from there:
 
 - a convolution ``W x + b`` becomes ``BN(W x)`` with the batch norm's running mean and variance set to the mean and
   variance of ``W x`` over a batch of the recipe's own frames, its scale to the standard deviation and its shift to
@@ -16,10 +18,14 @@ the same recipe (``card_det.pt``, yolov8n-obb) and *unfolds* each batch norm so 
   as a network that was trained stays to its own), so training starts from the detector rather than from a network
   whose every layer was shifted.
 
-The result is written as an ultralytics checkpoint (the base checkpoint's dict with this network, no optimizer or
-EMA), so ``python -m vision.train --only decks --det-init <it>`` goes on from the detector. ``check`` compares the
+The result is written as an ultralytics checkpoint (this network, no optimizer or EMA), so ``python -m vision.train --only decks --det-init <it>`` goes on from the detector. ``check`` compares the
 recovered float network's outputs with the int8 detector's on frames (the float and int8 networks differ by the
 activation quantization only).
+
+Since session 67 no detector's ``.pt`` is committed (models/ must stay under 20 MB): the comparison backends
+(``ort-fp32``, ``cv2``, ``ultralytics``) run the network recovered from the int8 file (``recovered_checkpoint``; batch
+norms folded, so the same function as the int8 file's weights in float), and a training run that goes on from a
+committed detector starts from ``recover``.
 """
 
 from __future__ import annotations
@@ -49,6 +55,41 @@ def _load_model(pt: Path):
         return ck, ck["model"].float()
     except Exception as e:  # no checkpoint (a text file, a state dict, a truncated file): one line
         raise RecoverError(f"{pt.name}: not an ultralytics checkpoint ({type(e).__name__})") from None
+
+
+def base_network(int8_onnx: Path):
+    """The recipe's network for ``int8_onnx``: ``yolov8n-obb.yaml`` (shipped inside ultralytics; no weights are
+    downloaded) as ``vision.train`` builds it, with the class names the exporter wrote into the file, in a checkpoint
+    dict of ultralytics' layout. RecoverError for a file that is no ONNX model or no exported YOLOv8n-OBB detector."""
+    import ast
+    import datetime
+
+    import onnx
+    import ultralytics
+    from ultralytics.nn.tasks import OBBModel
+
+    try:
+        meta = {p.key: p.value for p in onnx.load(str(int8_onnx), load_external_data=False).metadata_props}
+    except Exception as e:
+        raise RecoverError(f"{int8_onnx.name}: not an ONNX model ({type(e).__name__})") from None
+    if meta.get("task") != "obb" or "YOLOv8n-obb" not in meta.get("description", ""):
+        raise RecoverError(f"{int8_onnx.name}: no exported YOLOv8n-OBB detector (its metadata name no such network)")
+    try:
+        names = ast.literal_eval(meta.get("names", ""))
+        assert isinstance(names, dict) and names and all(isinstance(k, int) and isinstance(v, str) for k, v in names.items())
+        assert sorted(names) == list(range(len(names)))
+    except Exception:
+        raise RecoverError(f"{int8_onnx.name}: its class names are not a list the exporter writes") from None
+    from ultralytics.nn.tasks import yaml_model_load
+
+    cfg = yaml_model_load("yolov8n-obb.yaml")  # the yaml's own nc is 80: set here, so nothing is logged
+    cfg["nc"] = len(names)
+    model = OBBModel(cfg, verbose=False)
+    model.names = names
+    train_args = {"task": "obb", "mode": "train", "model": "yolov8n-obb.yaml", "imgsz": 320, "fliplr": 0.0}
+    ck = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "version": ultralytics.__version__,
+          "model": model, "train_args": train_args}
+    return ck, model
 
 
 def int8_conv_weights(onnx_path: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -105,15 +146,16 @@ def _frames(n: int, seed0: int, size: int) -> np.ndarray:
     return np.stack(out)
 
 
-def recover(int8_onnx: Path, base_pt: Path, out_pt: Path, frames: int = 96, seed0: int = 2_400_000,
+def recover(int8_onnx: Path, base_pt: Path | None, out_pt: Path, frames: int = 96, seed0: int = 2_400_000,
             size: int = 320) -> dict:
-    """Write ``out_pt``: ``base_pt``'s network with ``int8_onnx``'s weights, batch norms unfolded on ``frames``
-    recipe crops. Returns a small report."""
+    """Write ``out_pt``: the recipe's network (``base_network``; or ``base_pt``'s) with ``int8_onnx``'s weights,
+    batch norms unfolded on ``frames`` recipe crops (``frames=0``: left folded, each an identity plus the bias, the
+    same function in eval mode, for the comparison backends that only run it). Returns a small report."""
     import torch
     import torch.nn as nn
 
     weights = int8_conv_weights(int8_onnx)
-    ck, model = _load_model(base_pt)
+    ck, model = _load_model(base_pt) if base_pt is not None else base_network(int8_onnx)
     model = copy.deepcopy(model).eval()
     convs = {n: m for n, m in model.named_modules() if isinstance(m, nn.Conv2d)}
     parents = {n: m for n, m in model.named_modules() if hasattr(m, "conv") and hasattr(m, "bn")}
@@ -139,9 +181,9 @@ def recover(int8_onnx: Path, base_pt: Path, out_pt: Path, frames: int = 96, seed
                 bn.running_mean.zero_()
                 bn.running_var.fill_(1.0 - bn.eps)
                 bn.weight.fill_(1.0)
-                bn.bias.copy_(torch.from_numpy(b))
+                bn.bias.copy_(torch.from_numpy(b.copy()))
             else:
-                conv.bias.copy_(torch.from_numpy(b))
+                conv.bias.copy_(torch.from_numpy(b.copy()))
     unused = sorted(set(weights) - used)
     if unused:
         raise RecoverError(f"{int8_onnx.name}: weights the base network has no place for: {', '.join(unused[:4])}")
@@ -156,14 +198,14 @@ def recover(int8_onnx: Path, base_pt: Path, out_pt: Path, frames: int = 96, seed
             s[1] = s[1] + (o * o).sum(dim=(0, 2, 3))
             s[2] += o.shape[0] * o.shape[2] * o.shape[3]
         hooks.append(conv.register_forward_hook(hook))
-    X = torch.from_numpy(_frames(frames, seed0, size))
+    X = torch.from_numpy(_frames(frames, seed0, size)) if frames else torch.zeros(0)
     with torch.no_grad():
         for i in range(0, len(X), 8):
             model(X[i:i + 8])
     for h in hooks:
         h.remove()
     with torch.no_grad():
-        for key, (conv, bn, b) in bn_of.items():
+        for key, (conv, bn, b) in bn_of.items() if frames else ():
             s1, s2, n = stats[key]
             mean = s1 / n
             var = (s2 / n - mean * mean).clamp_min(1e-6)
@@ -175,12 +217,35 @@ def recover(int8_onnx: Path, base_pt: Path, out_pt: Path, frames: int = 96, seed
     ck = dict(ck)
     ck.update(model=copy.deepcopy(model).half(), ema=None, updates=None, optimizer=None, epoch=-1, best_fitness=None)
     ck["train_args"] = dict(ck.get("train_args") or {})
-    ck["recovered_from"] = f"{int8_onnx.name} (vision.det_recover: int8 weights, batch norms unfolded on {frames} crops)"
+    how = f"batch norms unfolded on {frames} crops" if frames else "batch norms folded"
+    ck["recovered_from"] = f"{int8_onnx.name} (vision.det_recover: int8 weights, {how})"
     out_pt.parent.mkdir(parents=True, exist_ok=True)
     part = out_pt.with_name(out_pt.name + ".part")
     torch.save(ck, str(part))
     part.replace(out_pt)  # whole or not at all
-    return {"convolutions": len(used), "batch_norms_unfolded": len(bn_of), "frames": frames, "out": str(out_pt)}
+    return {"convolutions": len(used), "batch_norms_unfolded": len(bn_of) if frames else 0, "frames": frames,
+            "out": str(out_pt)}
+
+
+def recovered_checkpoint(int8_onnx: Path, cache: Path) -> Path:
+    """The float network of ``int8_onnx`` as an ultralytics checkpoint for the comparison backends, recovered once
+    (batch norms folded, about 2 s) into ``cache`` under a name that carries the int8 file's hash, so a retrained
+    detector never meets a stale recovery. Written whole or not at all (two processes may recover at once)."""
+    import hashlib
+    import os
+
+    digest = hashlib.sha256(Path(int8_onnx).read_bytes()).hexdigest()[:16]
+    cached = cache / f"{Path(int8_onnx).name.split('.')[0]}-{digest}.recovered.pt"
+    if not cached.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = cache / f"{cached.name}.{os.getpid()}.pt"  # this process's own: recover writes it whole (.part first)
+        try:
+            recover(Path(int8_onnx), None, tmp, frames=0)
+            os.replace(tmp, cached)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    return cached
 
 
 def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000) -> dict:
@@ -230,7 +295,8 @@ def main(argv=None) -> int:
     r = sub.add_parser("recover", help="write a trainable .pt from an int8 detector")
     r.add_argument("int8", help="the int8 ONNX detector (e.g. models/card_det_suited.int8.onnx)")
     r.add_argument("out", help="the .pt to write")
-    r.add_argument("--base", default=str(MODELS / "card_det.pt"), help="a checkpoint of the same network (default: card_det.pt)")
+    r.add_argument("--base", default=None, help="a checkpoint of the same network (default: the recipe's yolov8n-obb.yaml "
+                   "network with the int8 file's class names)")
     r.add_argument("--frames", type=cli_int(8, 4096), default=96)
     c = sub.add_parser("check", help="compare a recovered .pt with the int8 detector")
     c.add_argument("pt")
@@ -238,13 +304,13 @@ def main(argv=None) -> int:
     c.add_argument("--scenes", type=cli_int(1, 1000), default=6)
     a = ap.parse_args(argv)
     for p in (a.int8, a.base) if a.cmd == "recover" else (a.pt, a.int8):
-        if not Path(p).is_file():
+        if p is not None and not Path(p).is_file():
             ap.error(f"no such file: {p}")
     if a.cmd == "recover" and Path(a.out).exists():
         ap.error(f"exists already (nothing written): {a.out}")
     try:
         if a.cmd == "recover":
-            print(recover(Path(a.int8), Path(a.base), Path(a.out), a.frames))
+            print(recover(Path(a.int8), Path(a.base) if a.base else None, Path(a.out), a.frames))
         else:
             print(compare(Path(a.pt), Path(a.int8), a.scenes))
     except RecoverError as e:

@@ -221,18 +221,33 @@ def decode_obb(out: np.ndarray, conf_thres: float = 0.25, iou: float = 0.5):
     return dets
 
 
+def float_checkpoint(path: Path) -> Path:
+    """The float weights of the detector ``path`` (``card_det.onnx``; its int8 file ``card_det.int8.onnx``) as an
+    ultralytics checkpoint: a training run's ``card_det.pt`` beside it when there is one, else the network recovered
+    from the int8 file into ``out/cache/`` (``vision.det_recover.recovered_checkpoint``: the int8 file's weights in
+    float; since session 67 no detector's .pt is committed, to keep models/ under 20 MB)."""
+    pt = path.with_suffix(".pt")
+    if pt.exists():
+        return pt
+    int8 = path.with_suffix(".int8.onnx")
+    if not int8.exists():
+        raise FileNotFoundError(f"{path}: no float detector, no {pt.name} and no {int8.name} to recover it from")
+    from vision.det_recover import recovered_checkpoint
+
+    return recovered_checkpoint(int8, FLOAT_CACHE)
+
+
 def float_detector(path: Path) -> Path:
     """The float detector ``card_det.onnx`` for the comparison backends (``ort-fp32``, ``cv2``). It is not
-    committed (12.5 MB; models/ must stay under 20 MB): it is exported once from the committed ``card_det.pt``
-    (exactly the same outputs: the export is deterministic) into ``out/cache/`` under a name that carries the
-    .pt's hash, so a retrained .pt never meets a stale export. A folder that has its own .onnx uses it."""
+    committed (12.5 MB; models/ must stay under 20 MB): it is exported once from the float weights
+    (``float_checkpoint``: a training run's ``card_det.pt``, else the network recovered from the int8 file; the export
+    is deterministic) into ``out/cache/`` under a name that carries the weights' hash, so retrained weights never
+    meet a stale export. A folder that has its own .onnx uses it."""
     import hashlib
 
     if path.exists():
         return path
-    pt = path.with_suffix(".pt")
-    if not pt.exists():
-        raise FileNotFoundError(f"{path}: no float detector and no {pt.name} to export it from")
+    pt = float_checkpoint(path)
     digest = hashlib.sha256(pt.read_bytes()).hexdigest()[:16]
     cached = FLOAT_CACHE / f"{path.stem}-{digest}.onnx"
     if not cached.exists():
@@ -273,8 +288,8 @@ def same_place(a, b) -> bool:
 class Detector:
     """``ort``: onnxruntime on ``card_det.int8.onnx`` (the runtime path: int8 weights and activations, the
     first convolution and the box decoding kept in float); ``ort-fp32`` and ``cv2`` (OpenCV DNN): the float
-    model ``card_det.onnx`` (derived from the .pt, see ``float_detector``); ``ultralytics``: the .pt weights
-    through ultralytics (the reference)."""
+    model ``card_det.onnx`` (derived from the float weights, see ``float_detector``); ``ultralytics``: those float
+    weights through ultralytics (the reference; ``float_checkpoint``)."""
 
     def __init__(self, path: Path | None = None, backend: str = "ort", threads: int = 2):
         import onnxruntime as ort
@@ -303,7 +318,7 @@ class Detector:
         elif backend == "ultralytics":
             from ultralytics import YOLO
 
-            self.model = YOLO(str(path.with_suffix(".pt")), task="obb")
+            self.model = YOLO(str(float_checkpoint(path)), task="obb")
         else:
             raise ValueError(f"unknown backend {backend!r}")
 

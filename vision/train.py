@@ -418,7 +418,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=["det", "quantize", "reader", "corner", "decks"], default=None,
                     help="one part: det (train, export, quantize), quantize (both committed models), reader (train, "
                     "quantize), corner (the corner reader: vision/corner.py, font families of the train split; then the middle reader), decks "
-                    "(the detector for other decks: card_det.pt fine-tuned on font-family and own-face scenes)")
+                    "(the detector for other decks: card_det.pt, or without it the weights of card_det.int8.onnx, "
+                    "fine-tuned on font-family and own-face scenes)")
     ap.add_argument("--decks-scenes", type=count, default=350, help="font-family scenes for --only decks (+ --decks-own own-face scenes)")
     ap.add_argument("--decks-own", type=count, default=300, help="own-face scenes for --only decks")
     ap.add_argument("--decks-far", type=count, default=0, help="--only decks with --decks-suited: also this many "
@@ -518,8 +519,17 @@ def main(argv=None) -> int:
         report["decks_far"] = args.decks_far
         report["decks_tiles"] = n
         report["decks_suited"] = args.decks_suited
-        pt = train_detector(d, work / "runs", 30, args.decks_hours, init=Path(args.det_init) if args.det_init else out / "card_det.pt",
-                            name=args.decks_as)
+        init = Path(args.det_init) if args.det_init else out / "card_det.pt"
+        if not args.det_init and not init.exists():
+            # no detector's .pt is committed (session 67): go on from the int8 detector's weights, batch norms
+            # unfolded on the recipe's crops (vision.det_recover)
+            from vision.det_recover import recover
+
+            init = work / "card_det_recovered.pt"
+            if init.exists():
+                init.unlink()
+            report["det_init"] = recover(out / "card_det.int8.onnx", None, init)
+        pt = train_detector(d, work / "runs", 30, args.decks_hours, init=init, name=args.decks_as)
         tmp_out = work / f"{args.decks_as}_export" / f"card_det_{args.decks_as}.onnx"
         tmp_out.parent.mkdir(parents=True, exist_ok=True)
         export_detector(pt, tmp_out)
