@@ -358,6 +358,12 @@ def bench(start_scenes=200, fan_scenes=100, seed=9_000_000, reference=True, out=
     res["fonts"] = res_fonts
     res["median_ms_8_cards"] = {k: round(v, 1) for k, v in ms8s.items()}
     fp32 = Scanner("ort-fp32")
+    from vision.detect import float_checkpoint
+
+    # which float weights the comparison backends ran: a training run's .pt, or the network recovered from the int8
+    # file (no detector's .pt is committed since session 67)
+    fw = float_checkpoint(MODELS / "card_det.onnx")
+    res["float_weights"] = "card_det.pt" if fw.parent == MODELS else f"recovered from card_det.int8.onnx ({fw.name})"
     if float_detector:
         res["float_detector"] = {k: round(v, 4) for k, v in _rates(evaluate(fp32, start_scenes, fan_scenes, seed)).items()}
     # Speed: the same 30 frames through each backend.
@@ -401,7 +407,7 @@ def bench(start_scenes=200, fan_scenes=100, seed=9_000_000, reference=True, out=
         f"fanned indices wrong {100 * res['fan_index_wrong']:.2f} %")
     f = res.get("float_detector")
     if f:
-        out(f"  float detector (ort-fp32): exact {100 * f['exact_read_rate']:.2f} %, wrong {100 * f['confidently_wrong_rate']:.2f} %, "
+        out(f"  float detector (ort-fp32; weights: {res['float_weights']}): exact {100 * f['exact_read_rate']:.2f} %, wrong {100 * f['confidently_wrong_rate']:.2f} %, "
             f"first bidder {100 * f['first_bidder_accuracy']:.2f} %, fanned {100 * f['fan_index_accuracy']:.2f} %")
     for k, v in res["median_ms_per_1280x720_frame"].items():
         tag = "target <= 40 (runtime path)" if k == "ort" else ""
