@@ -659,3 +659,21 @@ def test_a_lone_index_keeps_its_own_boxs_detector_score(mode):
     scores = {float(d[1]) for d in seen["dets"] if d[0] == 1}
     lone = [r.det_conf for r in reads if r.corner == -1]
     assert len(lone) >= 3 and set(lone) <= scores and len(set(lone)) == len(lone)
+
+
+def test_a_float_backend_without_any_detector_file_is_refused_in_one_line(tmp_path):
+    """The float backends need the detector's float weights: a training run's card_det.pt, its card_det.onnx, or the
+    int8 file they are recovered from (no .pt is committed). A folder with none of them gets one line, exit 2."""
+    import shutil
+
+    models = tmp_path / "m"
+    models.mkdir()
+    shutil.copy(ROOT / "models" / "index_reader.onnx", models)
+    img = tmp_path / "t.png"
+    cv2.imwrite(str(img), np.full((72, 128, 3), 90, np.uint8))
+    for backend in ("ort-fp32", "cv2", "ultralytics"):
+        r = subprocess.run([sys.executable, "-m", "companion", "scan", str(img), "--backend", backend, "--models",
+                            str(models), "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stdout == "", r.stderr
+        assert r.stderr == f"pirate-table: error: model file missing: {models / 'card_det.int8.onnx'} (train with `pirate-table vision train`)\n"
+    assert sorted(p.name for p in models.iterdir()) == ["index_reader.onnx"]
