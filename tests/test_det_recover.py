@@ -179,3 +179,27 @@ def test_training_goes_on_from_a_recovered_detector_and_what_it_writes_is_a_dete
 
     # it went on from the detector, not from a fresh network: its scores still follow the int8 file's
     assert compare(pt, MODELS / "card_det_suited.int8.onnx", scenes=1)["score_corr"] > 0.8  # 0.93; a fresh one -0.03
+
+
+@pytest.mark.slow
+def test_the_decks_recipe_without_a_committed_pt_starts_from_the_int8_detector(tmp_path):
+    """``python -m vision.train --only decks`` in a models folder that holds only ``card_det.int8.onnx`` (as the repo
+    does since session 67) recovers its starting weights (batch norms unfolded on 96 crops), trains, and writes its
+    int8 detector beside it; the report says where it started."""
+    import json
+
+    import onnx
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "card_det.int8.onnx").write_bytes((MODELS / "card_det.int8.onnx").read_bytes())
+    r = subprocess.run([sys.executable, "-m", "vision.train", "--only", "decks", "--decks-scenes", "1", "--decks-own", "1",
+                        "--decks-hours", "0.002", "--out", str(out), "--work", str(tmp_path / "work")], cwd=ROOT,
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rep = json.loads(r.stdout.strip().splitlines()[-1])
+    assert rep["det_init"]["convolutions"] == 72 and rep["det_init"]["batch_norms_unfolded"] == 63
+    assert rep["det_init"]["out"] == str(tmp_path / "work" / "card_det_recovered.pt")
+    m = onnx.load(str(out / "card_det_decks.int8.onnx"))
+    assert [d.dim_value for d in m.graph.output[0].type.tensor_type.shape.dim] == [1, 7, 5040]
+    assert not (out / "card_det.pt").exists()  # nothing written into the models folder but the run's own files
