@@ -34,7 +34,7 @@ run: system-deps-run $(RUN_STAMP)
 	$(VENV)/bin/pirate-table app
 
 test: system-deps-test $(TEST_STAMP)
-	KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24" $(PY) -m pytest
+	KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24" $(PY) -m pytest --durations=30
 
 # The camera's models, trained here from the project's own data (fonts from Debian packages: the train set).
 train: system-deps-train $(TEST_STAMP)
