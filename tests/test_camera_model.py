@@ -677,3 +677,36 @@ def test_a_float_backend_without_any_detector_file_is_refused_in_one_line(tmp_pa
         assert r.returncode == 2 and r.stdout == "", r.stderr
         assert r.stderr == f"pirate-table: error: model file missing: {models / 'card_det.int8.onnx'} (train with `pirate-table vision train`)\n"
     assert sorted(p.name for p in models.iterdir()) == ["index_reader.onnx"]
+
+
+@pytest.mark.parametrize("backend", ["ort", "ort-fp32"])
+def test_a_model_file_that_is_no_such_model_is_refused_in_one_line_when_it_is_loaded(tmp_path, backend):
+    """``--models DIR`` whose detector or reader file is truncated, or another network under its name (a reader
+    copied as the detector, the Island reader as the index reader), gets one line naming the file, exit 2, no
+    output, nothing written; not a traceback in the middle of a scan."""
+    import shutil
+
+    img = FIX / "start_a.jpg"
+    M = ROOT / "models"
+    cases = [
+        ("card_det.int8.onnx", (M / "card_det.int8.onnx").read_bytes()[:4000], "card_det.int8.onnx"),
+        ("card_det.int8.onnx", (M / "corner_reader.int8.onnx").read_bytes(),
+         "card_det.int8.onnx: not a card detector" if backend == "ort"  # loaded as it is
+         else "card_det.int8.onnx: no exported YOLOv8n-OBB detector"),  # the float network recovered from it
+    ]
+    if backend == "ort":
+        cases.append(("index_reader.int8.onnx", (M / "island54_reader.int8.onnx").read_bytes(),
+                      "index_reader.int8.onnx: not the index reader"))
+    for name, data, said in cases:
+        d = tmp_path / f"m{len(list(tmp_path.iterdir()))}"
+        d.mkdir()
+        for f in ("card_det.int8.onnx", "index_reader.int8.onnx", "index_reader.onnx"):
+            shutil.copy(M / f, d)
+        (d / name).write_bytes(data)
+        before = sorted(p.name for p in d.iterdir())
+        r = subprocess.run([sys.executable, "-m", "companion", "scan", str(img), "--json", "--backend", backend,
+                            "--models", str(d)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stdout == "", (name, r.stderr[-800:])
+        assert r.stderr.startswith(f"pirate-table: error: model file in {d} cannot be loaded: ") and r.stderr.count("\n") == 1
+        assert said in r.stderr, r.stderr
+        assert sorted(p.name for p in d.iterdir()) == before

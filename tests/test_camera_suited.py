@@ -596,3 +596,25 @@ def test_the_suited_bench_runs_with_no_timing_frames():
     assert "timing" not in res["standard52"] and res["standard52"]["start"]["scenes"] == 1
     assert res["standard52"]["far"]["scenes"] == 1 and any(" far " in s for s in lines)
     assert lines and not any("timing" in s for s in lines)
+
+
+def test_scan_refuses_a_model_file_that_is_no_such_model_in_one_line(tmp_path):
+    """A suited deck's ``--models`` folder with the other deck's reader under its name, or a truncated detector: one
+    line naming the file, exit 2, nothing written (the heads of another deck would read nonsense)."""
+    import shutil
+
+    img = ROOT / "tests" / "fixtures" / "camera" / "start_a.jpg"
+    for name, src, cut, said in [("standard52_reader.int8.onnx", "island54_reader.int8.onnx", None,
+                                  "standard52_reader.int8.onnx: not a reader of standard52"),
+                                 ("card_det_suited.int8.onnx", "card_det_suited.int8.onnx", 5000,
+                                  "card_det_suited.int8.onnx")]:
+        d = tmp_path / name.split(".")[0]
+        d.mkdir()
+        for f in ("standard52_reader.int8.onnx", "card_det_suited.int8.onnx"):
+            shutil.copy(MODELS / f, d)
+        data = (MODELS / src).read_bytes()
+        (d / name).write_bytes(data[:cut] if cut else data)
+        r = _run("-m", "companion", "scan", str(img), "--deck", "standard52", "--models", str(d), "--json", timeout=120)
+        _one_line_refusal(r, f"model file in {d} cannot be loaded: ")
+        assert said in r.stderr, r.stderr
+        assert sorted(p.name for p in d.iterdir()) == ["card_det_suited.int8.onnx", "standard52_reader.int8.onnx"]

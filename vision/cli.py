@@ -127,7 +127,22 @@ def _scanner(args, profile=None):
             raise PirateTableError(f"model file missing: {models / f} (train with `pirate-table vision train`)")
     if profile is not None and not (models / "corner_reader.onnx").exists():
         raise PirateTableError(f"model file missing: {models / 'corner_reader.onnx'} (an enrolled deck needs the corner reader)")
-    return Scanner(getattr(args, "backend", "ort"), models, reader=getattr(args, "reader", None), profile=profile)
+    return loaded(models, lambda: Scanner(backend, models, reader=getattr(args, "reader", None), profile=profile))
+
+
+def loaded(models, make):
+    """``make()``: a scanner built from the model files in ``models``. A file there that no runtime can load (a
+    truncated copy, another file under a model's name) is refused in one line naming it, not a traceback."""
+    import re
+
+    try:
+        return make()
+    except PirateTableError:
+        raise
+    except Exception as e:  # onnxruntime's own errors (InvalidProtobuf, Fail, ...), a detector not recoverable
+        lines = [ln for ln in str(e).splitlines() if ln.strip()] or [type(e).__name__]
+        said = re.sub(r"^\[ONNXRuntimeError\] : \d+ : [A-Z_]+ : ", "", lines[0].strip())[:300]
+        raise PirateTableError(f"model file in {models} cannot be loaded: {said}") from None
 
 
 def camera_deck(name: str):
@@ -165,7 +180,7 @@ def _suited_scan(args, deck, img, t0: float, profile=None) -> dict:
     det = f"{SUITED_DETECTOR}.int8.onnx"
     if not (models / det).exists() and not (MODELS / det).exists():
         raise PirateTableError(f"model file missing: {MODELS / det}")
-    scanner = SuitedScanner(deck.camera_model, models, profile=profile)
+    scanner = loaded(models, lambda: SuitedScanner(deck.camera_model, models, profile=profile))
     t1 = time.perf_counter()
     reads = scanner.scan(img)
     t2 = time.perf_counter()

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.corner import mix_views
-from vision.geometry import crop_quad, normalize_crops, rect_corners, upright_quad
+from vision.geometry import CROP_H, CROP_W, crop_quad, normalize_crops, rect_corners, upright_quad
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 FLOAT_CACHE = Path(__file__).resolve().parent.parent / "out" / "cache"
@@ -279,6 +279,23 @@ def float_detector(path: Path) -> Path:
     return cached
 
 
+def check_model(sess, path, what: str, channels: int, hw=None, heads=None, out_channels=None) -> None:
+    """Refuse, when it is loaded, an ONNX file that is not the network its place needs (another model copied under
+    its name): ValueError naming the file, instead of a failure in the middle of a scan or reads of nonsense. The
+    first input must be N x ``channels`` x ``hw``; ``heads``: the outputs' last sizes in order (a reader's rank and
+    letter or suit heads); ``out_channels``: the first output's second size (a detector's 4 + classes + angle)."""
+    ins, outs = sess.get_inputs(), sess.get_outputs()
+    shape = list(ins[0].shape) if ins else []
+    ok = len(shape) == 4 and shape[1] == channels and (hw is None or shape[2:] == list(hw))
+    if ok and heads is not None:
+        ok = len(outs) >= len(heads) and all(o.shape and o.shape[-1] == n for o, n in zip(outs, heads))
+    if ok and out_channels is not None:
+        ok = bool(outs) and len(outs[0].shape) == 3 and outs[0].shape[1] == out_channels
+    if not ok:
+        got = ", ".join(f"{o.name} {list(o.shape)}" for o in outs)
+        raise ValueError(f"{Path(path).name}: not {what} (input {shape}; outputs {got})")
+
+
 def same_place(a, b) -> bool:
     """Two detections (cls, conf, cx, cy, w, h, r) of one class whose centres lie within half the shorter side of
     the smaller box."""
@@ -307,8 +324,9 @@ class Detector:
             # No spinning: idle pool threads that spin after the detector has run take the cores from the edge
             # snapping and the reader that follow (measured: 45 -> ~37 ms per frame end to end).
             so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            self.sess = ort.InferenceSession(str(path.with_suffix(".int8.onnx") if backend == "ort" else path), so,
-                                             providers=["CPUExecutionProvider"])
+            onnx_file = path.with_suffix(".int8.onnx") if backend == "ort" else path
+            self.sess = ort.InferenceSession(str(onnx_file), so, providers=["CPUExecutionProvider"])
+            check_model(self.sess, onnx_file, "a card detector (YOLOv8n-OBB: cards and indices)", 3, out_channels=7)
             shape = self.sess.get_inputs()[0].shape  # [1, 3, H, W]: the size this model was exported at
             self.size = (int(shape[3]), int(shape[2]))
             self.inp = self.sess.get_inputs()[0].name
@@ -417,6 +435,7 @@ class IndexReader:
         so.inter_op_num_threads = 1
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.sess = ort.InferenceSession(str(path or MODELS / "index_reader.onnx"), so, providers=["CPUExecutionProvider"])
+        check_model(self.sess, path or MODELS / "index_reader.onnx", "the index reader", 1, (CROP_H, CROP_W), (10, 8))
 
     def read(self, gray: np.ndarray, quads, flip: list[bool]) -> list[IndexRead]:
         """Read index quads (TL, TR, BR, BL). Where ``flip`` is set, the 180-degree reading is tried too and
@@ -464,6 +483,9 @@ class CornerReader:
         so.inter_op_num_threads = 1
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        from vision.corner import CORNER_H, CORNER_W
+
+        check_model(self.sess, path, "a corner reader", 1, (CORNER_H, CORNER_W), (10, 8))
         self.profile = profile
 
     def logits(self, gray: np.ndarray, regions):

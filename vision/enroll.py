@@ -371,12 +371,13 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     for f in files:
         if f not in names:
             raise PirateTableError(f"{rows / f}: missing ({said})")
+    from vision.cli import loaded
     from vision.detect import MODELS
 
     if base == "pirates-bluff":
         from vision.detect import Scanner
 
-        scanner = Scanner("ort", models or MODELS, reader="corner")
+        scanner = loaded(models or MODELS, lambda: Scanner("ort", models or MODELS, reader="corner"))
         sess, colour, no_index = scanner.corner.sess, False, 9
 
         def labels(card):
@@ -384,7 +385,7 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     else:
         from vision.suited_reader import SuitedScanner, deck_codes
 
-        scanner = SuitedScanner(base, models or MODELS)
+        scanner = loaded(models or MODELS, lambda: SuitedScanner(base, models or MODELS))
         sess, colour = scanner.reader.sess, True
         codes = deck_codes(base)
         no_index = len(codes.ranks)

@@ -452,6 +452,10 @@ class SuitedReader:
         models = Path(models or MODELS)
         self.path = Path(path or models / f"{self.codes.deck_id}_reader.int8.onnx")
         self.sess = _session(self.path, threads)
+        from vision.detect import check_model
+
+        check_model(self.sess, self.path, f"a reader of {self.codes.deck_id}", 3, (cr.CORNER_H, cr.CORNER_W),
+                    (len(self.codes.ranks) + 1, len(self.codes.suits)))
         rep = self.path.parent / f"{self.codes.deck_id}_reader.json"
         self.thresholds = dict(DEFAULT_THRESHOLDS)
         if rep.exists():
