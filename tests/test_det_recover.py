@@ -203,3 +203,13 @@ def test_the_decks_recipe_without_a_committed_pt_starts_from_the_int8_detector(t
     m = onnx.load(str(out / "card_det_decks.int8.onnx"))
     assert [d.dim_value for d in m.graph.output[0].type.tensor_type.shape.dim] == [1, 7, 5040]
     assert not (out / "card_det.pt").exists()  # nothing written into the models folder but the run's own files
+
+
+def test_the_decks_recipe_with_nothing_to_start_from_is_refused_before_it_writes(tmp_path):
+    out, work = tmp_path / "m", tmp_path / "w"
+    r = subprocess.run([sys.executable, "-m", "vision.train", "--only", "decks", "--out", str(out), "--work", str(work)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("pirate-table: error: python -m vision.train: --only decks: nothing to start from: no "
+                               f"card_det.pt or card_det.int8.onnx in {out}")
+    assert not out.exists() and not work.exists()

@@ -18,9 +18,9 @@ from there:
   as a network that was trained stays to its own), so training starts from the detector rather than from a network
   whose every layer was shifted.
 
-The result is written as an ultralytics checkpoint (this network, no optimizer or EMA), so ``python -m vision.train --only decks --det-init <it>`` goes on from the detector. ``check`` compares the
-recovered float network's outputs with the int8 detector's on frames (the float and int8 networks differ by the
-activation quantization only).
+The result is written as an ultralytics checkpoint (this network, no optimizer or EMA), so ``python -m vision.train
+--only decks --det-init <it>`` goes on from the detector. ``check`` compares the recovered float network's outputs
+with the int8 detector's on frames (the float and int8 networks differ by the activation quantization only).
 
 Since session 67 no detector's ``.pt`` is committed (models/ must stay under 20 MB): the comparison backends
 (``ort-fp32``, ``cv2``, ``ultralytics``) run the network recovered from the int8 file (``recovered_checkpoint``; batch

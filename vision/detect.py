@@ -27,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.corner import mix_views
+from vision.corner import CORNER_H, CORNER_W, mix_views
 from vision.geometry import CROP_H, CROP_W, crop_quad, normalize_crops, rect_corners, upright_quad
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -483,8 +483,6 @@ class CornerReader:
         so.inter_op_num_threads = 1
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-        from vision.corner import CORNER_H, CORNER_W
-
         check_model(self.sess, path, "a corner reader", 1, (CORNER_H, CORNER_W), (10, 8))
         self.profile = profile
 

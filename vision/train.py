@@ -457,6 +457,9 @@ def main(argv=None) -> int:
     else:
         out = Path(args.out) if args.out else MODELS
         work = Path(args.work) if args.work else ROOT / "out" / "train"
+    if (args.only == "decks" and not args.det_init and not (out / "card_det.pt").exists()
+            and not (out / "card_det.int8.onnx").exists()):  # before anything is written
+        ap.error(f"--only decks: nothing to start from: no card_det.pt or card_det.int8.onnx in {out} (or --det-init)")
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
     report = {}
