@@ -618,3 +618,26 @@ def test_scan_refuses_a_model_file_that_is_no_such_model_in_one_line(tmp_path):
         _one_line_refusal(r, f"model file in {d} cannot be loaded: ")
         assert said in r.stderr, r.stderr
         assert sorted(p.name for p in d.iterdir()) == ["card_det_suited.int8.onnx", "standard52_reader.int8.onnx"]
+
+
+@pytest.mark.parametrize("report,said", [
+    ('{"thresholds": {"card": NaN}}', "threshold 'card' must be a number from 0 to 1.01 or true/false, not 'nan'"),
+    ('{"thresholds": {"index": 7}}', "threshold 'index' must be a number from 0 to 1.01 or true/false, not '7'"),
+    ('{"thresholds": {"second_look": "yes"}}', "threshold 'second_look' must be"),
+    ('{"thresholds": ', "not a reader's report (JSONDecodeError)"),
+    ('[1, 2]', "not a reader's report (AttributeError)"),
+])
+def test_scan_refuses_a_readers_report_with_nonsense_bars_in_one_line(tmp_path, report, said):
+    """The report beside a reader holds the bars that decide what is read: NaN, a bar out of range or a look that is
+    no true/false is refused in one line naming the file, never used."""
+    import shutil
+
+    d = tmp_path / "m"
+    d.mkdir()
+    for f in ("standard52_reader.int8.onnx", "card_det_suited.int8.onnx"):
+        shutil.copy(MODELS / f, d)
+    (d / "standard52_reader.json").write_text(report)
+    img = ROOT / "tests" / "fixtures" / "camera" / "start_a.jpg"
+    r = _run("-m", "companion", "scan", str(img), "--deck", "standard52", "--models", str(d), "--json", timeout=120)
+    _one_line_refusal(r, f"model file in {d} cannot be loaded: standard52_reader.json: ")
+    assert said in r.stderr, r.stderr

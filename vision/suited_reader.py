@@ -442,6 +442,25 @@ TAUGHT_RULE = "agree"  # an enrolled deck's views: "agree" (the profile and the 
 # untaught 123 / profile 134 / agree 136 exact, island54 134 / 145 / 146, none wrong in any
 
 
+def report_thresholds(rep: Path) -> dict:
+    """A reader's report's ``thresholds``: each a bar (a number from 0 to 1.01; 1.01: never) or a look turned on or
+    off (true / false). ValueError naming the file for anything else (a file that is no JSON, NaN, a bar out of range):
+    the bars decide what is read, so a nonsense bar is refused, not used."""
+    try:
+        th = json.loads(rep.read_text(encoding="utf-8")).get("thresholds", {})
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as e:
+        raise ValueError(f"{rep.name}: not a reader's report ({type(e).__name__})") from None
+    if not isinstance(th, dict):
+        raise ValueError(f"{rep.name}: its thresholds are not a table of names and values")
+    for k, v in th.items():
+        if isinstance(v, bool):
+            continue
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 <= v <= 1.01):
+            raise ValueError(f"{rep.name}: threshold {str(k)[:40]!r} must be a number from 0 to 1.01 or true/false, "
+                             f"not {str(v)[:40]!r}")
+    return th
+
+
 class SuitedReader:
     """A deck's reader (``<deck>_reader.int8.onnx``): views in, P(code) and P(no upright index) out."""
 
@@ -459,7 +478,7 @@ class SuitedReader:
         rep = self.path.parent / f"{self.codes.deck_id}_reader.json"
         self.thresholds = dict(DEFAULT_THRESHOLDS)
         if rep.exists():
-            self.thresholds.update(json.loads(rep.read_text()).get("thresholds", {}))
+            self.thresholds.update(report_thresholds(rep))
 
     def read(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
         """(P(code) [N, codes], P(no index) [N]) of the view quads ``views`` in the frame ``bgr``."""
