@@ -352,7 +352,10 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
 def main(argv=None) -> int:
     import argparse
 
-    from companion.inputs import OneLineParser, cli_int, cli_out_file
+    from companion.errors import PirateTableError
+    from companion.inputs import OneLineParser, cli_int, cli_out_file, cli_text
+    from vision.cli import loaded
+    from vision.detect import MODELS
 
     ap = OneLineParser(prog="python -m vision.suited_bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -366,15 +369,21 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=cli_int(1, 256), default=2)
     ap.add_argument("--no-real", action="store_true", help="skip the real photographs")
     ap.add_argument("--json", type=cli_out_file(), default=None, help="also write the figures to this file")
-    ap.add_argument("--models", default=None, help="folder with <deck>_reader.int8.onnx (default models/)")
+    ap.add_argument("--models", type=cli_text(4096), default=None, help="folder with <deck>_reader.int8.onnx (default models/)")
     a = ap.parse_args(argv)
     decks = [x for x in a.decks.split(",") if x]
     for x in decks:
         if x not in DECKS:
             print(f"pirate-table: error: --decks: unknown suited deck {x!r} (known: {', '.join(DECKS)})", file=sys.stderr)
             return 2
+    models = Path(a.models) if a.models else None
+    for x in decks:  # a broken or wrong model file: one line now, not a traceback minutes into the bench
+        try:
+            loaded(models or MODELS, lambda: SuitedScanner(x, models, threads=a.threads))
+        except PirateTableError as e:
+            ap.error(str(e))
     res = bench(decks, a.scenes, a.overlap_scenes, a.frames, not a.no_real, a.threads,
-                models=Path(a.models) if a.models else None, hand_scenes=a.hand_scenes, far_scenes=a.far_scenes)
+                models=models, hand_scenes=a.hand_scenes, far_scenes=a.far_scenes)
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
     return 0
