@@ -162,11 +162,12 @@ def real_bidly_scan(scanner, root: Path) -> dict:
     return _pcts(st, "indices")
 
 
-def real_edje(scanner, root: Path) -> dict:
+def real_edje(scanner, root: Path, only_split: str | None = None) -> dict:
     """Whole-card boxes of edje-pinochle/ (rank only): the photo scanned; reads whose centre lies in the box.
     ``found``: the box holds some read, named or not (the detector's part); ``by_split``: the same counts for the
     source's own train and test splits (a reader tuned on the train photos is scored on the test photos only);
-    ``resolved``: the same, with a read naming another labelled box that holds it taken as that box's read."""
+    ``resolved``: the same, with a read naming another labelled box that holds it taken as that box's read.
+    ``only_split``: the photos of that split only (a keep rule's judge: the other photos are never opened)."""
     def within(r, box):
         return box[0] <= r.center[0] <= box[2] and box[1] <= r.center[1] <= box[3]
 
@@ -178,6 +179,8 @@ def real_edje(scanner, root: Path) -> dict:
     splits: dict = {}
     for js in sorted((root / "edje-pinochle").glob("*.json")):
         lab = json.loads(js.read_text())
+        if only_split is not None and str(lab.get("split")) != only_split:
+            continue
         img = cv2.imread(str(root / "edje-pinochle" / lab["image"]), cv2.IMREAD_COLOR)
         if img is None:
             continue
