@@ -229,8 +229,9 @@ def recover(int8_onnx: Path, base_pt: Path | None, out_pt: Path, frames: int = 9
 
 def recovered_checkpoint(int8_onnx: Path, cache: Path) -> Path:
     """The float network of ``int8_onnx`` as an ultralytics checkpoint for the comparison backends, recovered once
-    (batch norms folded, about 2 s) into ``cache`` under a name that carries the int8 file's hash, so a retrained
-    detector never meets a stale recovery. Written whole or not at all (two processes may recover at once)."""
+    (batch norms folded; 0.25 s measured once torch is loaded) into ``cache`` under a name that carries the int8
+    file's hash, so a retrained detector never meets a stale recovery. Written whole or not at all (two processes
+    may recover at once)."""
     import hashlib
     import os
 
