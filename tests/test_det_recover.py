@@ -1,5 +1,6 @@
 """vision.det_recover: a detector committed only as int8 ONNX gets trainable float weights back."""
 
+import copy
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +112,16 @@ def test_the_unfolded_batch_norms_train_from_the_detector_not_from_a_shifted_net
     assert _train_eval_gap(moved, X) > 1.5 * trained
 
 
+def _refused_in_one_line(cases):
+    """Each ``(args, msg)``: ``python -m vision.det_recover ARGS`` exits 2 with one line naming ``msg``."""
+    for args, msg in cases:
+        r = subprocess.run([sys.executable, "-m", "vision.det_recover", *args], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
+        assert r.stderr.startswith("pirate-table: error: python -m vision.det_recover") and r.stderr.count("\n") == 1
+        assert msg in r.stderr, (msg, r.stderr)
+
+
 def test_recovery_refuses_files_of_another_network_in_one_line_and_writes_nothing(tmp_path, recovered):
     out = tmp_path / "x.pt"
     text = tmp_path / "text.onnx"
@@ -128,13 +139,67 @@ def test_recovery_refuses_files_of_another_network_in_one_line_and_writes_nothin
         (["check", str(text), str(MODELS / "card_det_suited.int8.onnx")], "text.onnx: not an ultralytics checkpoint"),
         (["check", pt, str(text)], "text.onnx: not an ONNX model"),
     ]
-    for args, msg in cases:
-        r = subprocess.run([sys.executable, "-m", "vision.det_recover", *args], cwd=ROOT, capture_output=True,
-                           text=True, timeout=300)
-        assert r.returncode == 2 and r.stdout == "", (args, r.stdout, r.stderr)
-        assert r.stderr.startswith("pirate-table: error: python -m vision.det_recover") and r.stderr.count("\n") == 1
-        assert msg in r.stderr, (msg, r.stderr)
+    _refused_in_one_line(cases)
     assert not out.exists()
+
+
+def test_two_detectors_average_weight_by_weight_into_a_detector_the_recipe_exports(tmp_path, recovered):
+    """``average``: (1 - W) x A + W x B entry by entry (W = 0 gives A; B = A + 1 everywhere at W = 0.25 gives A + 0.25),
+    written as a checkpoint training goes on from, and with ``--int8`` exported and quantized into a detector that
+    scores as the averaged float network does."""
+    import torch
+
+    from vision.det_recover import average, compare
+
+    a_pt = recovered[0]
+    ck = torch.load(str(a_pt), map_location="cpu", weights_only=False)
+    sa = {k: v.clone() for k, v in ck["model"].float().state_dict().items()}
+    b = copy.deepcopy(ck["model"]).float()
+    with torch.no_grad():
+        for v in b.state_dict().values():
+            if v.dtype.is_floating_point:
+                v.add_(1.0)
+    b_pt = tmp_path / "b.pt"
+    torch.save(dict(ck, model=b.half()), str(b_pt))
+    rep = average(a_pt, b_pt, tmp_path / "w0.pt", 0.0)
+    assert rep["entries"] == len(sa)
+    s0 = torch.load(str(tmp_path / "w0.pt"), map_location="cpu", weights_only=False)["model"].float().state_dict()
+    s25 = torch.load(str(average(a_pt, b_pt, tmp_path / "w25.pt", 0.25)["out"]), map_location="cpu",
+                     weights_only=False)["model"].float().state_dict()
+    for k, v in sa.items():
+        if v.dtype.is_floating_point:
+            assert torch.allclose(s0[k], v, atol=1e-3, rtol=1e-3), k
+            assert torch.allclose(s25[k], v + 0.25, atol=2e-2, rtol=2e-3), k
+    int8 = tmp_path / "avg.int8.onnx"
+    rep = average(a_pt, a_pt, tmp_path / "same.pt", 0.5, int8)
+    assert rep["int8"] == str(int8) and not list(tmp_path.glob("*.part*"))
+    c = compare(tmp_path / "same.pt", int8, scenes=1)
+    assert c["score_corr"] > 0.99, c
+
+
+def test_averaging_refuses_other_networks_and_bad_weights_in_one_line_and_writes_nothing(tmp_path, recovered):
+    import torch
+
+    a_pt = str(recovered[0])
+    ck = torch.load(a_pt, map_location="cpu", weights_only=False)
+    other = tmp_path / "other.pt"
+    torch.save(dict(ck, model=torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3))), str(other))
+    text = tmp_path / "text.pt"
+    text.write_text("not a model\n")
+    out = tmp_path / "out.pt"
+    cases = [
+        (["average", a_pt, str(other), str(out), "--weight", "0.5"], "are not the same network"),
+        (["average", a_pt, str(text), str(out), "--weight", "0.5"], "text.pt: not an ultralytics checkpoint"),
+        (["average", a_pt, a_pt, str(out), "--weight", "1.5"], "--weight: must be >= 0.0 and <= 1.0"),
+        (["average", a_pt, a_pt, str(out), "--weight", "nan"], "--weight: expected a number"),
+        (["average", a_pt, a_pt, str(out)], "--weight"),
+        (["average", a_pt, str(tmp_path / "none.pt"), str(out), "--weight", "0.5"], "no such file"),
+        (["average", a_pt, a_pt, str(text), "--weight", "0.5"], "exists already"),
+        (["average", a_pt, a_pt, str(out), "--weight", "0.5", "--int8", str(text)], "exists already"),
+    ]
+    _refused_in_one_line(cases)
+    assert not out.exists() and not list(tmp_path.glob("*.part*"))
+    assert text.read_text() == "not a model\n"
 
 
 def test_far_tiles_carry_smaller_boxes_of_the_same_scene(tmp_path):

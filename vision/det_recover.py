@@ -26,6 +26,10 @@ Since session 67 no detector's ``.pt`` is committed (models/ must stay under 20 
 (``ort-fp32``, ``cv2``, ``ultralytics``) run the network recovered from the int8 file (``recovered_checkpoint``; batch
 norms folded, so the same function as the int8 file's weights in float), and a training run that goes on from a
 committed detector starts from ``recover``.
+
+``average A.pt B.pt OUT.pt --weight W [--int8 OUT.int8.onnx]`` writes ``(1 - W) x A + W x B`` entry by entry (a run
+continued from a recovered detector averaged with its start, as sessions 66-68 did; the model card), and with
+``--int8`` exports and quantizes it by the recipe's own code.
 """
 
 from __future__ import annotations
@@ -249,6 +253,52 @@ def recovered_checkpoint(int8_onnx: Path, cache: Path) -> Path:
     return cached
 
 
+def average(a_pt: Path, b_pt: Path, out_pt: Path, weight: float, int8_out: Path | None = None) -> dict:
+    """Write ``out_pt``: the weight average ``(1 - weight) x a + weight x b`` of two checkpoints of one network (every
+    floating-point entry of the state dict, batch-norm statistics too; the others are ``b``'s), as an ultralytics
+    checkpoint that ``--det-init`` goes on from; with ``int8_out`` also exported and quantized by the recipe's own code
+    (``vision.train.export_detector``, ``quantize_detector``). Each checkpoint's EMA is taken when it has one, as
+    ultralytics exports it. Sessions 66-68 averaged a continued detector with its start this way (the model card)."""
+    import tempfile
+
+    import torch
+
+    def net(pt: Path):
+        try:
+            ck = torch.load(str(pt), map_location="cpu", weights_only=False)
+            m = ck["ema"] if ck.get("ema") is not None else ck["model"]
+            return ck, m.float()
+        except Exception as e:
+            raise RecoverError(f"{pt.name}: not an ultralytics checkpoint ({type(e).__name__})") from None
+
+    _, ma = net(a_pt)
+    ckb, mb = net(b_pt)
+    sa, sb = ma.state_dict(), mb.state_dict()
+    if sa.keys() != sb.keys() or any(sa[k].shape != sb[k].shape for k in sa):
+        raise RecoverError(f"{a_pt.name} and {b_pt.name} are not the same network")
+    avg = {k: (1 - weight) * sa[k] + weight * sb[k] if sa[k].dtype.is_floating_point else sb[k] for k in sa}
+    model = copy.deepcopy(mb).float()
+    model.load_state_dict(avg)
+    ck = dict(ckb)
+    ck.update(model=model.half(), ema=None, optimizer=None, updates=None)
+    ck["averaged_from"] = f"(1 - {weight}) x {a_pt.name} + {weight} x {b_pt.name} (vision.det_recover average)"
+    out_pt.parent.mkdir(parents=True, exist_ok=True)
+    part = out_pt.with_name(out_pt.name + ".part")
+    torch.save(ck, str(part))
+    part.replace(out_pt)  # whole or not at all
+    report = {"entries": len(avg), "weight": weight, "out": str(out_pt)}
+    if int8_out is not None:
+        from vision.train import export_detector, quantize_detector
+
+        with tempfile.TemporaryDirectory() as tmp:
+            onnx = export_detector(out_pt, Path(tmp) / "card_det_avg.onnx", keep_pt=False)
+            part = int8_out.with_name(int8_out.name + ".part.onnx")
+            quantize_detector(onnx, part)
+            part.replace(int8_out)
+        report["int8"] = str(int8_out)
+    return report
+
+
 def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000) -> dict:
     """The recovered network (float, torch, eval) against the int8 detector on ``scenes`` letterboxed suited scenes:
     the card and index score channels' largest absolute difference and their correlation, and how many anchors
@@ -288,7 +338,7 @@ def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000)
 
 
 def main(argv=None) -> int:
-    from companion.inputs import OneLineParser, cli_int
+    from companion.inputs import OneLineParser, cli_float, cli_int
 
     ap = OneLineParser(prog="python -m vision.det_recover", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -303,15 +353,30 @@ def main(argv=None) -> int:
     c.add_argument("pt")
     c.add_argument("int8")
     c.add_argument("--scenes", type=cli_int(1, 1000), default=6)
+    v = sub.add_parser("average", help="(1 - W) x A + W x B of two checkpoints of one network")
+    v.add_argument("a", help="checkpoint A (e.g. a recovered committed detector)")
+    v.add_argument("b", help="checkpoint B (e.g. a run continued from A)")
+    v.add_argument("out", help="the .pt to write")
+    v.add_argument("--weight", type=cli_float(0.0, 1.0), required=True, help="B's share W, 0 to 1")
+    v.add_argument("--int8", default=None, help="also export and quantize it to this int8 ONNX file")
     a = ap.parse_args(argv)
-    for p in (a.int8, a.base) if a.cmd == "recover" else (a.pt, a.int8):
+    if a.cmd == "recover":
+        ins, outs = (a.int8, a.base), (a.out,)
+    elif a.cmd == "check":
+        ins, outs = (a.pt, a.int8), ()
+    else:
+        ins, outs = (a.a, a.b), (a.out, a.int8)
+    for p in ins:
         if p is not None and not Path(p).is_file():
             ap.error(f"no such file: {p}")
-    if a.cmd == "recover" and Path(a.out).exists():
-        ap.error(f"exists already (nothing written): {a.out}")
+    for p in outs:
+        if p is not None and Path(p).exists():
+            ap.error(f"exists already (nothing written): {p}")
     try:
         if a.cmd == "recover":
             print(recover(Path(a.int8), Path(a.base) if a.base else None, Path(a.out), a.frames))
+        elif a.cmd == "average":
+            print(average(Path(a.a), Path(a.b), Path(a.out), a.weight, Path(a.int8) if a.int8 else None))
         else:
             print(compare(Path(a.pt), Path(a.int8), a.scenes))
     except RecoverError as e:
