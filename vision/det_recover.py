@@ -50,13 +50,14 @@ class RecoverError(ValueError):
     """The int8 file and the base checkpoint do not describe the same network, or one is no such file."""
 
 
-def _load_model(pt: Path):
-    """The network of an ultralytics checkpoint (float), or RecoverError."""
+def _load_model(pt: Path, ema: bool = False):
+    """The network of an ultralytics checkpoint (float; ``ema``: its EMA when it has one, as ultralytics exports it),
+    or RecoverError."""
     import torch
 
     try:
         ck = torch.load(str(pt), map_location="cpu", weights_only=False)
-        return ck, ck["model"].float()
+        return ck, (ck["ema"] if ema and ck.get("ema") is not None else ck["model"]).float()
     except Exception as e:  # no checkpoint (a text file, a state dict, a truncated file): one line
         raise RecoverError(f"{pt.name}: not an ultralytics checkpoint ({type(e).__name__})") from None
 
@@ -263,16 +264,8 @@ def average(a_pt: Path, b_pt: Path, out_pt: Path, weight: float, int8_out: Path 
 
     import torch
 
-    def net(pt: Path):
-        try:
-            ck = torch.load(str(pt), map_location="cpu", weights_only=False)
-            m = ck["ema"] if ck.get("ema") is not None else ck["model"]
-            return ck, m.float()
-        except Exception as e:
-            raise RecoverError(f"{pt.name}: not an ultralytics checkpoint ({type(e).__name__})") from None
-
-    _, ma = net(a_pt)
-    ckb, mb = net(b_pt)
+    _, ma = _load_model(a_pt, ema=True)
+    ckb, mb = _load_model(b_pt, ema=True)
     sa, sb = ma.state_dict(), mb.state_dict()
     if sa.keys() != sb.keys() or any(sa[k].shape != sb[k].shape for k in sa):
         raise RecoverError(f"{a_pt.name} and {b_pt.name} are not the same network")
