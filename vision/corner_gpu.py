@@ -111,11 +111,9 @@ def _worker_init():
     cv2.setNumThreads(1)
 
 
-def fork_pool(pack_dir: Path, workers: int):
-    """A pool of ``workers`` forked processes whose ``vision.fonts.split_fonts("train")`` is the pack's fonts (the
-    only split that travels; they look it up at call time)."""
-    import multiprocessing as mp
-
+def use_packed_fonts(pack_dir: Path) -> None:
+    """From now on this process's ``vision.fonts.split_fonts("train")`` is the pack's fonts (the only split that
+    travels; callers look it up at call time)."""
     import vision.fonts
 
     fonts = _packed_fonts(pack_dir)
@@ -126,6 +124,14 @@ def fork_pool(pack_dir: Path, workers: int):
         return fonts
 
     vision.fonts.split_fonts = split_fonts
+
+
+def fork_pool(pack_dir: Path, workers: int):
+    """A pool of ``workers`` forked processes whose train split is the pack's fonts (``use_packed_fonts``, this
+    process's too)."""
+    import multiprocessing as mp
+
+    use_packed_fonts(pack_dir)
     return mp.get_context("fork").Pool(workers, initializer=_worker_init)
 
 

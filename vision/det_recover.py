@@ -260,8 +260,6 @@ def average(a_pt: Path, b_pt: Path, out_pt: Path, weight: float, int8_out: Path 
     checkpoint that ``--det-init`` goes on from; with ``int8_out`` also exported and quantized by the recipe's own code
     (``vision.train.export_detector``, ``quantize_detector``). Each checkpoint's EMA is taken when it has one, as
     ultralytics exports it. Sessions 66-68 averaged a continued detector with its start this way (the model card)."""
-    import tempfile
-
     import torch
 
     _, ma = _load_model(a_pt, ema=True)
@@ -281,15 +279,26 @@ def average(a_pt: Path, b_pt: Path, out_pt: Path, weight: float, int8_out: Path 
     part.replace(out_pt)  # whole or not at all
     report = {"entries": len(avg), "weight": weight, "out": str(out_pt)}
     if int8_out is not None:
-        from vision.train import export_detector, quantize_detector
+        report["int8"] = str(int8_detector(out_pt, int8_out))
+    return report
 
-        with tempfile.TemporaryDirectory() as tmp:
-            onnx = export_detector(out_pt, Path(tmp) / "card_det_avg.onnx", keep_pt=False)
-            part = int8_out.with_name(int8_out.name + ".part.onnx")
+
+def int8_detector(pt: Path, int8_out: Path) -> Path:
+    """``pt`` exported and quantized by the recipe's own code (``vision.train.export_detector``,
+    ``quantize_detector``) into ``int8_out``, written whole or not at all."""
+    import tempfile
+
+    from vision.train import export_detector, quantize_detector
+
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx = export_detector(pt, Path(tmp) / "card_det_export.onnx", keep_pt=False)
+        part = int8_out.with_name(int8_out.name + ".part.onnx")
+        try:
             quantize_detector(onnx, part)
             part.replace(int8_out)
-        report["int8"] = str(int8_out)
-    return report
+        finally:
+            part.unlink(missing_ok=True)
+    return int8_out
 
 
 def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000) -> dict:

@@ -50,12 +50,14 @@ def _clip_poly(q, x0, y0, w, h):
 
 def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene: int = 3, fonts=None,
                       prefix: str = "s", deck: str | None = None, layouts=None,
-                      far: tuple[float, float] | None = None) -> int:
+                      far: tuple[float, float] | None = None, index: bool = True) -> int:
     """Write an ultralytics OBB dataset (images/train, labels/train, data.yaml). Returns tiles written.
     ``fonts``: faces set in these font families (vision.fonts.split_fonts("train")); None: the own faces.
     ``deck``: scenes of that suited deck (``vision.synth.suited.make_deck_scene``, ``layouts`` in turn) instead of
     Pirate's Bluff scenes. ``far`` (lo, hi): each scene as a camera further away sees it (``far_scene`` with a factor
-    drawn from lo..hi by the scene's seed): smaller cards and indices."""
+    drawn from lo..hi by the scene's seed): smaller cards and indices. Each tile depends on its scene's seed alone,
+    so the scenes can be made in any order or by several processes (``index=False``: no data.yaml and val.txt, which
+    ``write_dataset_index`` writes once all are made)."""
     img_dir, lab_dir = out / "images" / "train", out / "labels" / "train"
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
@@ -102,17 +104,59 @@ def gen_detector_data(out: Path, n_scenes: int, seed0: int = 0, tiles_per_scene:
             cv2.imwrite(str(img_dir / f"{name}.jpg"), tile, [cv2.IMWRITE_JPEG_QUALITY, 92])
             (lab_dir / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
             n += 1
-    # a small validation list (ultralytics validates once after the last epoch even with val=False)
+    if index:
+        write_dataset_index(out)
+    return n
+
+
+def write_dataset_index(out: Path) -> None:
+    """``out``'s data.yaml and a small validation list (ultralytics validates once after the last epoch even with
+    val=False)."""
+    img_dir = out / "images" / "train"
     names = sorted(p.name for p in img_dir.glob("*.jpg"))[:40]
     (out / "val.txt").write_text("".join(f"./images/train/{nm}\n" for nm in names))
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: images/train\nval: val.txt\nnames:\n  0: card\n  1: index\n"
     )
-    return n
+
+
+def decks_tile_plan(scenes: int, own: int, suited: int = 0, far: int = 0) -> list[dict]:
+    """The tiles of ``--only decks`` as parts, in order: each the keyword arguments of one ``gen_detector_data``
+    call, with ``fonts`` "train" (the train split's families, looked up where the tiles are made) or None (own faces).
+    ``vision.train`` makes them here one after another, ``vision.det_gpu`` with a pool of processes."""
+    from vision.synth.suited import HAND
+    from vision.synth.suited import LAYOUTS as SUITED_LAYOUTS
+
+    parts = [dict(n_scenes=scenes, seed0=200_000, fonts="train", prefix="f"), dict(n_scenes=own, seed0=0, prefix="s")]
+    for k, deck in enumerate(("standard52", "island54") if suited else ()):
+        parts += [dict(n_scenes=suited, seed0=300_000 + 10_000 * k, fonts="train", prefix=f"d{deck}_", deck=deck,
+                       layouts=SUITED_LAYOUTS),
+                  dict(n_scenes=suited // 2, seed0=400_000 + 10_000 * k, fonts="train", prefix=f"h{deck}_", deck=deck,
+                       layouts=(HAND,))]
+        if far:  # the same kinds of scene, as a camera 1.3-2 times further away sees them
+            parts.append(dict(n_scenes=far, seed0=500_000 + 10_000 * k, fonts="train", prefix=f"x{deck}_", deck=deck,
+                              layouts=SUITED_LAYOUTS + (HAND,), far=FAR_RANGE))
+    return [p for p in parts if p["n_scenes"]]
+
+
+def gen_plan_part(out: Path, part: dict, index: bool = True) -> int:
+    """One part of a tile plan (``decks_tile_plan``) written into ``out``; its fonts looked up here."""
+    kw = dict(part)
+    if kw.get("fonts") == "train":
+        from vision.fonts import split_fonts
+
+        kw["fonts"] = split_fonts("train")
+    return gen_detector_data(out, index=index, **kw)
+
+
+def plan_chunks(plan: list[dict], size: int) -> list[dict]:
+    """The plan's parts cut into parts of at most ``size`` scenes (the same scenes: seeds in order)."""
+    return [{**p, "n_scenes": min(size, p["n_scenes"] - a), "seed0": p["seed0"] + a}
+            for p in plan for a in range(0, p["n_scenes"], size)]
 
 
 def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | None, batch: int = 16, workers: int = 2,
-                   init: Path | None = None, name: str = "det") -> Path:
+                   init: Path | None = None, name: str = "det", device: str = "cpu") -> Path:
     import ultralytics.utils.torch_utils as tu
     from ultralytics import YOLO
 
@@ -122,7 +166,7 @@ def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | No
     kw = dict(
         data=str(data_dir / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, workers=workers,
         pretrained=str(init) if init else False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
-        val=False, device="cpu", amp=False, project=str(run_dir.resolve()), name=name, exist_ok=True, verbose=False,
+        val=False, device=0 if device == "cuda" else "cpu", amp=False, project=str(run_dir.resolve()), name=name, exist_ok=True, verbose=False,
         close_mosaic=0, warmup_epochs=min(1, epochs),
     )
     if hours:
@@ -500,25 +544,10 @@ def main(argv=None) -> int:
     if args.only == "decks" or (args.only is None and not args.smoke):
         # the detector for other decks (used only with the corner reader): the committed detector fine-tuned on
         # scenes in the train font families and on own-face scenes (so it keeps finding the own faces)
-        from vision.fonts import split_fonts
-
         t0 = time.time()
         d = work / "det_decks_data"
-        n = gen_detector_data(d, args.decks_scenes, seed0=200_000, fonts=split_fonts("train"), prefix="f")
-        n += gen_detector_data(d, args.decks_own, seed0=0, prefix="s")
-        if args.decks_suited:
-            from vision.synth.suited import HAND
-            from vision.synth.suited import LAYOUTS as SUITED_LAYOUTS
-
-            for k, deck in enumerate(("standard52", "island54")):
-                n += gen_detector_data(d, args.decks_suited, seed0=300_000 + 10_000 * k, fonts=split_fonts("train"),
-                                       prefix=f"d{deck}_", deck=deck, layouts=SUITED_LAYOUTS)
-                n += gen_detector_data(d, args.decks_suited // 2, seed0=400_000 + 10_000 * k,
-                                       fonts=split_fonts("train"), prefix=f"h{deck}_", deck=deck, layouts=(HAND,))
-                if args.decks_far:  # the same kinds of scene, as a camera 1.3-2 times further away sees them
-                    n += gen_detector_data(d, args.decks_far, seed0=500_000 + 10_000 * k, fonts=split_fonts("train"),
-                                           prefix=f"x{deck}_", deck=deck, layouts=SUITED_LAYOUTS + (HAND,),
-                                           far=FAR_RANGE)
+        n = sum(gen_plan_part(d, part) for part in decks_tile_plan(args.decks_scenes, args.decks_own,
+                                                                     args.decks_suited, args.decks_far))
         report["decks_far"] = args.decks_far
         report["decks_tiles"] = n
         report["decks_suited"] = args.decks_suited
