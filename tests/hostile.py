@@ -62,6 +62,16 @@ def recipe_cli(module: str):
                                             text=True, timeout=t)
 
 
+def assert_recipe_refuses(module: str, cases, out: Path, t: int = 120) -> None:
+    """Each ``(args, start)``: ``python -m module ARGS`` is refused cleanly (``assert_refused_cleanly``) in a line that
+    starts ``pirate-table: error: START``, and ``out`` was not made."""
+    run = recipe_cli(module)
+    for args, start in cases:
+        r = run(*args, t=t)
+        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
+        assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
+
+
 def gpu_recipe_folders(tmp_path: Path, recipe: str = '{"data_seed": 7}'):
     """What the GPU recipes' refusal tests start from: (pack, out, a_file, junk): a pack folder with an empty
     fonts.json, an out folder not made yet, a plain file, and a state dict that is no pickle with ``recipe`` beside

@@ -320,7 +320,7 @@ def test_the_gpu_recipe_packs_fonts_makes_cards_from_them_and_trains_a_reader_th
 
 def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_path):
     """``python -m vision.corner_gpu`` refuses a bad option before it makes a folder or a card."""
-    from hostile import gpu_recipe_folders, recipe_cli
+    from hostile import assert_recipe_refuses, gpu_recipe_folders
 
     pack, out, a_file, junk = gpu_recipe_folders(tmp_path)
     p = "python -m vision.corner_gpu train: argument "
@@ -342,13 +342,7 @@ def test_the_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothing(tmp_p
         (["pack", str(a_file)], "python -m vision.corner_gpu pack: argument dest: not a folder"),
         (["finish", str(junk), "--name", "second_reader", "--out", str(out)], f + "state: "),
     ]
-    run = recipe_cli("vision.corner_gpu")
-    for args, start in cases:
-        r = run(*args, t=120)
-        assert r.returncode == 2, (args, r.returncode, r.stderr)
-        assert r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
-        assert r.stderr.startswith("pirate-table: error: " + start), (args, r.stderr)
-        assert not out.exists(), args
+    assert_recipe_refuses("vision.corner_gpu", cases, out)
     assert a_file.read_text() == "x" and sorted(p.name for p in pack.iterdir()) == ["fonts.json"]
 
 

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hostile import assert_refused_cleanly, gpu_recipe_folders, recipe_cli
+from hostile import assert_recipe_refuses, assert_refused_cleanly, gpu_recipe_folders, recipe_cli
 
 from vision.train import decks_tile_plan, plan_chunks
 
@@ -122,10 +122,6 @@ def test_the_detector_gpu_recipe_refuses_bad_input_in_one_line_and_writes_nothin
         (["pack", str(a_file)], k + "dest: not a folder"),
         (["pack", str(pack)], k + "dest: already packed"),
     ]
-    run = recipe_cli("vision.det_gpu")
-    for args, start in cases:
-        r = run(*args, t=300)
-        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
-        assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
+    assert_recipe_refuses("vision.det_gpu", cases, out, t=300)
     assert a_file.read_text() == "x" and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
     assert sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.json", "junk.pt", "pack", "text.onnx"]

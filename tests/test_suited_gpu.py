@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile import assert_refused_cleanly, gpu_recipe_folders, recipe_cli
+from hostile import assert_recipe_refuses, assert_refused_cleanly, gpu_recipe_folders, recipe_cli
 
 from vision.suited_gpu import CHARS, KINDS, chunk_jobs, one_cycle_lr
 
@@ -116,11 +116,7 @@ def test_the_suited_gpu_recipe_refuses_bad_options_in_one_line_and_writes_nothin
         (["pack", str(out), "--real", str(tmp_path)], "python -m vision.suited_gpu pack: argument --real: no "
                                                       "edje-pinochle/"),
     ]
-    run = recipe_cli("vision.suited_gpu")
-    for args, start in cases:
-        r = run(*args, t=120)
-        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
-        assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
+    assert_recipe_refuses("vision.suited_gpu", cases, out)
     assert a_file.read_text() == "x" and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
     assert sorted(x.name for x in tmp_path.iterdir()) == ["f.txt", "junk.json", "junk.pt", "pack"]
 
@@ -176,11 +172,7 @@ def test_the_suited_gpu_recipe_refuses_an_init_or_depth_that_does_not_fit_in_one
         (tr + ["--deck", "standard52", "--init", str(deep)], p + "--init: " + str(deep) + ": not a standard52 reader"),
         (tr + ["--deck", "island", "--init", str(junk)], p + "--init: "),
     ]
-    run = recipe_cli("vision.suited_gpu")
-    for args, start in cases:
-        r = run(*args, t=120)
-        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=args)
-        assert r.stderr.startswith("pirate-table: error: " + start) and not out.exists(), (args, r.stderr)
+    assert_recipe_refuses("vision.suited_gpu", cases, out)
     assert sorted(x.name for x in tmp_path.iterdir()) == before and sorted(x.name for x in pack.iterdir()) == ["fonts.json"]
 
 

@@ -105,6 +105,22 @@ def start_run(parser, module: str, pack_dir: Path, out: Path, device: str):
         parser.error(f"argument --device: {e}")
 
 
+def recipe_parser(module: str, doc: str):
+    """A GPU recipe's command line (``python -m module``): (parser, subparsers, pack, train), with what every recipe's
+    ``pack`` (DEST, ``--families``) and ``train`` (PACK OUT) take; the caller adds the rest."""
+    from companion.inputs import OneLineParser, cli_int
+
+    ap = OneLineParser(prog=f"python -m {module}", description=doc.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("dest")
+    p.add_argument("--families", type=cli_int(1), default=None, help="only the first this many (tests)")
+    t = sub.add_parser("train")
+    t.add_argument("pack")
+    t.add_argument("out")
+    return ap, sub, p, t
+
+
 def _worker_init():
     import cv2
 
@@ -327,16 +343,9 @@ def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, ou
 
 
 def main(argv=None) -> int:
-    from companion.inputs import OneLineParser, cli_float, cli_int
+    from companion.inputs import cli_float, cli_int
 
-    ap = OneLineParser(prog="python -m vision.corner_gpu", description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("pack")
-    p.add_argument("dest")
-    p.add_argument("--families", type=cli_int(1), default=None, help="only the first this many (tests)")
-    t = sub.add_parser("train")
-    t.add_argument("pack")
-    t.add_argument("out")
+    ap, sub, p, t = recipe_parser("vision.corner_gpu", __doc__)
     t.add_argument("--gen-seconds", type=cli_float(1, 3600), default=240.0)
     t.add_argument("--train-seconds", type=cli_float(1, 3600), default=200.0)
     t.add_argument("--workers", type=cli_int(1, 256), default=15)

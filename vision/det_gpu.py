@@ -87,16 +87,10 @@ def make_tiles(pack_dir: Path, data: Path, plan: list[dict], workers: int, chunk
 
 
 def main(argv=None) -> int:
-    from companion.inputs import OneLineParser, cli_float, cli_int
+    from companion.inputs import cli_float, cli_int
+    from vision.corner_gpu import recipe_parser
 
-    ap = OneLineParser(prog="python -m vision.det_gpu", description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("pack")
-    p.add_argument("dest")
-    p.add_argument("--families", type=cli_int(1), default=None, help="only the first this many (tests)")
-    t = sub.add_parser("train")
-    t.add_argument("pack")
-    t.add_argument("out")
+    ap, sub, p, t = recipe_parser("vision.det_gpu", __doc__)
     count = cli_int(0, 100_000)
     t.add_argument("--scenes", type=count, default=350, help="train-font Pirate's Bluff scenes (vision.train's "
                    "--decks-scenes)")

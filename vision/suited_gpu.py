@@ -344,20 +344,14 @@ def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_car
 
 
 def main(argv=None) -> int:
-    from companion.inputs import OneLineParser, cli_float, cli_int
+    from companion.inputs import cli_float, cli_int
+    from vision.corner_gpu import recipe_parser
 
-    ap = OneLineParser(prog="python -m vision.suited_gpu", description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("pack")
-    p.add_argument("dest")
+    ap, sub, p, t = recipe_parser("vision.suited_gpu", __doc__)
     p.add_argument("--real", default=None, metavar="DIR", help="../shared/data/real-cards: edje-pinochle's train "
                    "photos' views for standard52 (never its test photos or bidly)")
     p.add_argument("--real-copies", type=cli_int(1, 1000), default=4, help="jittered views per real corner (4: "
                    "30 MB with 8; the machine takes 64 MiB with the working tree)")
-    p.add_argument("--families", type=cli_int(1), default=None, help="only the first this many (tests)")
-    t = sub.add_parser("train")
-    t.add_argument("pack")
-    t.add_argument("out")
     t.add_argument("--deck", required=True, help="standard52 or island54 (aliases: standard, island)")
     t.add_argument("--gen-seconds", type=cli_float(0, 3600), default=60.0, help="views made before training starts")
     t.add_argument("--train-seconds", type=cli_float(1, 3600), default=300.0)
