@@ -100,6 +100,7 @@ def test_the_detector_gpu_recipe_refuses_bad_input_in_one_line_and_writes_nothin
     cases = [
         (tr + ["--suited", "-1"], p + "--suited:"),
         (tr + ["--far", "٣"], p + "--far:"),
+        (tr + ["--suited", "0", "--far", "3"], p + "--far: needs --suited"),
         (tr + ["--epochs", "0"], p + "--epochs:"),
         (tr + ["--hours", "nan"], p + "--hours:"),
         (tr + ["--hours", "0"], p + "--hours:"),

@@ -1,7 +1,8 @@
 """The suited decks' detector trained on a lent GPU machine (``python -m vision.det_gpu``).
 
 ``python -m vision.train --only decks --decks-as suited`` makes its tiles one scene after another and trains on this
-2-core CPU: session 68's run (6,150 tiles, 8 epochs) took 58 minutes. A lent machine has 16 cores and a GPU but no
+2-core CPU: session 68's run (6,150 tiles, 8 epochs) took 58 minutes, the tiles about 4 of them (270 s with two
+processes here). A lent machine has 16 cores and a GPU but no
 Debian fonts and no ultralytics, and takes only 64 MiB along, so the work goes as ``vision.suited_gpu``'s does:
 
 1. here: ``python -m vision.det_gpu pack DIR`` writes the train split's font files cut down to the glyphs a Pirate's
@@ -139,6 +140,8 @@ def main(argv=None) -> int:
             f.error(f"argument state: {e}")
         print(json.dumps({"int8": str(int8_detector(state, int8))}))
         return 0
+    if a.far and not a.suited:  # the far scenes are the suited decks': nothing silently left out (as vision.train)
+        t.error("argument --far: needs --suited")
     pack_dir, out = Path(a.pack), Path(a.out)
     if (out / "det_gpu.pt").exists():
         t.error(f"argument out: already holds a run (nothing is overwritten): {out / 'det_gpu.pt'}")
