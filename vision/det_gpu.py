@@ -71,13 +71,25 @@ def _part_job(job):
     return gen_plan_part(Path(out), part, index=False)
 
 
+def _spawned_worker(pack_dir: str) -> None:
+    import cv2
+
+    from vision.corner_gpu import use_packed_fonts
+
+    cv2.setNumThreads(1)
+    use_packed_fonts(Path(pack_dir))
+
+
 def make_tiles(pack_dir: Path, data: Path, plan: list[dict], workers: int, chunk: int = 10) -> int:
     """The plan's tiles written into ``data`` by ``workers`` processes whose train split is the pack's fonts
-    (``vision.corner_gpu.fork_pool``), then the dataset's index; returns the tiles written."""
-    from vision.corner_gpu import fork_pool
+    (``vision.corner_gpu.use_packed_fonts``), then the dataset's index; returns the tiles written. The workers are
+    spawned, not forked: a process that has run torch or onnxruntime holds thread pools whose locks a forked child
+    can inherit locked (forked workers hung in the full test run, where earlier tests had run torch in the process)."""
+    import multiprocessing as mp
+
     from vision.train import plan_chunks, write_dataset_index
 
-    pool = fork_pool(pack_dir, workers)
+    pool = mp.get_context("spawn").Pool(workers, initializer=_spawned_worker, initargs=(str(pack_dir),))
     try:
         n = sum(pool.imap_unordered(_part_job, [(str(data), c) for c in plan_chunks(plan, chunk)]))
     finally:
@@ -172,8 +184,8 @@ def main(argv=None) -> int:
         shutil.move(str(Path(tmp) / INIT), str(out / INIT))
     data = out / "tiles"
     t0 = time.time()
-    tiles = make_tiles(pack_dir, data, plan, a.workers, a.chunk)  # the pool forks from a process that ran torch on
-    gen_s = time.time() - t0  # the CPU only (CUDA starts in training); its workers never call torch
+    tiles = make_tiles(pack_dir, data, plan, a.workers, a.chunk)
+    gen_s = time.time() - t0
     print(f"{tiles} tiles in {gen_s:.0f}s", flush=True)
     t0 = time.time()
     last = train_detector(data, out / "runs", a.epochs, a.hours, batch=a.batch, workers=a.loader_workers,
