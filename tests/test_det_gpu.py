@@ -72,10 +72,11 @@ def test_the_detector_gpu_recipe_packs_makes_the_recipes_tiles_trains_and_finish
     assert any((alone / "labels" / "train" / f"xisland54_{510_000 + k}_0.txt").read_text() for k in range(2))
 
     r = run("train", str(pack), str(out), "--device", "cpu", "--scenes", "1", "--own", "1", "--suited", "1",
-            "--far", "1", "--epochs", "1", "--batch", "4", "--workers", "2", "--loader-workers", "0", t=900)
+            "--far", "1", "--epochs", "1", "--batch", "4", "--workers", "2", "--loader-workers", "0", "--seed", "7", t=900)
     assert r.returncode == 0, r.stderr[-3000:]
     rec = json.loads((out / "det_gpu.json").read_text())
     assert rec["tiles"] == 3 * (1 + 1 + 2 * (1 + 0 + 1)) and rec["device"] == "cpu" and rec["epochs_done"] == 1
+    assert rec["seed"] == 7 and "\nseed: 7\n" in (out / "runs" / "det_gpu" / "args.yaml").read_text()  # the run's own
     assert rec["init"] == "card_det_suited.int8.onnx (vision.det_recover recover)" and (out / "init.pt").is_file()
     r = run("train", str(pack), str(out), "--device", "cpu")  # a run is there already: refused, nothing written
     assert_refused_cleanly(r.returncode, r.stdout, r.stderr)
@@ -102,6 +103,8 @@ def test_the_detector_gpu_recipe_refuses_bad_input_in_one_line_and_writes_nothin
         (tr + ["--far", "٣"], p + "--far:"),
         (tr + ["--suited", "0", "--far", "3"], p + "--far: needs --suited"),
         (tr + ["--epochs", "0"], p + "--epochs:"),
+        (tr + ["--seed", "-1"], p + "--seed:"),
+        (tr + ["--seed", "2147483648"], p + "--seed:"),
         (tr + ["--hours", "nan"], p + "--hours:"),
         (tr + ["--hours", "0"], p + "--hours:"),
         (tr + ["--batch", "1e3"], p + "--batch:"),

@@ -14,7 +14,8 @@ Debian fonts and no ultralytics, and takes only 64 MiB along, so the work goes a
    network to go on from out of the committed int8 detector (``--from``, default the suited detector:
    ``vision.det_recover.recover``, the recipe's own start since session 67; or ``--init-pt`` a checkpoint of the
    recipe, copied) into ``OUT/init.pt``, and trains from it by the recipe's own ``train_detector`` on ``--device``
-   (cuda: ultralytics' device 0) for ``--epochs`` or ``--hours``, whichever ends first. It writes
+   (cuda: ultralytics' device 0) for ``--epochs`` or ``--hours``, whichever ends first, with ultralytics' training
+   seed ``--seed`` (default 0, as every earlier run: another seed is another sample of the recipe). It writes
    ``OUT/det_gpu.pt`` (the run's last checkpoint, its EMA as ultralytics leaves it) and ``OUT/det_gpu.json`` (the
    recipe: tiles, epochs, seconds, device). The network is recovered there, not packed here: the 6.4 MB checkpoint
    would take the travelling tree (27.8 MB), the fonts and ultralytics' wheels over the 64 MiB a call carries.
@@ -118,6 +119,9 @@ def main(argv=None) -> int:
     t.add_argument("--workers", type=cli_int(1, 256), default=15, help="processes making tiles")
     t.add_argument("--loader-workers", type=cli_int(0, 256), default=8, help="ultralytics' data loader processes")
     t.add_argument("--chunk", type=cli_int(1, 100_000), default=10, help="scenes per tile job")
+    t.add_argument("--seed", type=cli_int(0, 2**31 - 1), default=0, help="ultralytics' training seed (its shuffling "
+                   "and augmentation; 0, ultralytics' default, is what every run before session 70 used): another seed "
+                   "is another sample of the same recipe")
     t.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     t.add_argument("--from", dest="int8_from", default=str(ROOT / "models" / "card_det_suited.int8.onnx"),
                    help="the int8 detector whose network the run goes on from (recovered)")
@@ -189,13 +193,13 @@ def main(argv=None) -> int:
     print(f"{tiles} tiles in {gen_s:.0f}s", flush=True)
     t0 = time.time()
     last = train_detector(data, out / "runs", a.epochs, a.hours, batch=a.batch, workers=a.loader_workers,
-                          init=out / INIT, name="det_gpu", device=a.device)
+                          init=out / INIT, name="det_gpu", device=a.device, seed=a.seed)
     train_s = time.time() - t0
     results = last.parent.parent / "results.csv"  # a row per epoch done
     epochs_done = max(0, len(results.read_text().splitlines()) - 1) if results.is_file() else None
     shutil.copyfile(last, out / "det_gpu.pt")
     rec = {"tiles": tiles, "plan": [{k: v for k, v in part.items() if k != "layouts"} for part in plan],
-           "epochs_done": epochs_done, "epochs": a.epochs, "hours": a.hours, "batch": a.batch,
+           "epochs_done": epochs_done, "epochs": a.epochs, "seed": a.seed, "hours": a.hours, "batch": a.batch,
            "gen_s": round(gen_s, 1), "train_s": round(train_s, 1), "workers": a.workers,
            "device": torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu",
            "init": start, "fonts": "train split, cut down (vision.det_gpu pack)"}

@@ -156,7 +156,7 @@ def plan_chunks(plan: list[dict], size: int) -> list[dict]:
 
 
 def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | None, batch: int = 16, workers: int = 2,
-                   init: Path | None = None, name: str = "det", device: str = "cpu") -> Path:
+                   init: Path | None = None, name: str = "det", device: str = "cpu", seed: int = 0) -> Path:
     import ultralytics.utils.torch_utils as tu
     from ultralytics import YOLO
 
@@ -167,7 +167,7 @@ def train_detector(data_dir: Path, run_dir: Path, epochs: int, hours: float | No
         data=str(data_dir / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, workers=workers,
         pretrained=str(init) if init else False, plots=False, fliplr=0.0, flipud=0.0, degrees=0.0, scale=0.2, mosaic=1.0,
         val=False, device=0 if device == "cuda" else "cpu", amp=False, project=str(run_dir.resolve()), name=name, exist_ok=True, verbose=False,
-        close_mosaic=0, warmup_epochs=min(1, epochs),
+        close_mosaic=0, warmup_epochs=min(1, epochs), seed=seed, deterministic=True,
     )
     if hours:
         kw["time"] = hours
