@@ -17,7 +17,7 @@ Debian fonts and no ultralytics, and takes only 64 MiB along, so the work goes a
    (cuda: ultralytics' device 0) for ``--epochs`` or ``--hours``, whichever ends first, with ultralytics' training
    seed ``--seed`` (default 0, as every earlier run: another seed is another sample of the recipe). It writes
    ``OUT/det_gpu.pt`` (the run's last checkpoint, its EMA as ultralytics leaves it) and ``OUT/det_gpu.json`` (the
-   recipe: tiles, epochs, seconds, device). The network is recovered there, not packed here: the 6.4 MB checkpoint
+   recipe: tiles, epochs, seed, seconds, device). The network is recovered there, not packed here: the 6.4 MB checkpoint
    would take the travelling tree (27.8 MB), the fonts and ultralytics' wheels over the 64 MiB a call carries.
 3. here: ``python -m vision.det_gpu finish OUT/det_gpu.pt CAND.int8.onnx`` exports and quantizes it by the recipe's
    own code (``vision.det_recover.int8_detector``) for the judge (``vision.suited_judge``); ``det_recover average``
