@@ -151,6 +151,20 @@ def fork_pool(pack_dir: Path, workers: int):
     return mp.get_context("fork").Pool(workers, initializer=_worker_init)
 
 
+def _spawned_init(pack_dir: str) -> None:
+    _worker_init()
+    use_packed_fonts(Path(pack_dir))
+
+
+def spawn_pool(pack_dir: Path, workers: int):
+    """A pool of ``workers`` spawned processes whose train split is the pack's fonts (each loads them in its
+    initializer). Spawned, not forked: a process that has run torch or onnxruntime holds thread pools whose locks a
+    forked child can inherit locked (forked tile workers hung in the full test run, session 69)."""
+    import multiprocessing as mp
+
+    return mp.get_context("spawn").Pool(workers, initializer=_spawned_init, initargs=(str(pack_dir),))
+
+
 class Generator:
     """Fresh train-split cards (the packed fonts) made by a pool of ``workers`` in the background, in chunks of 500
     kept in order (so any prefix is ``gen_corner_crops(cards, data_seed)``'s set): ``take()`` gives the crops made

@@ -72,25 +72,13 @@ def _part_job(job):
     return gen_plan_part(Path(out), part, index=False)
 
 
-def _spawned_worker(pack_dir: str) -> None:
-    import cv2
-
-    from vision.corner_gpu import use_packed_fonts
-
-    cv2.setNumThreads(1)
-    use_packed_fonts(Path(pack_dir))
-
-
 def make_tiles(pack_dir: Path, data: Path, plan: list[dict], workers: int, chunk: int = 10) -> int:
     """The plan's tiles written into ``data`` by ``workers`` processes whose train split is the pack's fonts
-    (``vision.corner_gpu.use_packed_fonts``), then the dataset's index; returns the tiles written. The workers are
-    spawned, not forked: a process that has run torch or onnxruntime holds thread pools whose locks a forked child
-    can inherit locked (forked workers hung in the full test run, where earlier tests had run torch in the process)."""
-    import multiprocessing as mp
-
+    (``vision.corner_gpu.spawn_pool``: spawned, not forked), then the dataset's index; returns the tiles written."""
+    from vision.corner_gpu import spawn_pool
     from vision.train import plan_chunks, write_dataset_index
 
-    pool = mp.get_context("spawn").Pool(workers, initializer=_spawned_worker, initargs=(str(pack_dir),))
+    pool = spawn_pool(pack_dir, workers)
     try:
         n = sum(pool.imap_unordered(_part_job, [(str(data), c) for c in plan_chunks(plan, chunk)]))
     finally:
