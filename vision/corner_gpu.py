@@ -81,7 +81,7 @@ def _packed_fonts(pack_dir: Path):
 
 def gpu_torch(device: str):
     """torch, imported for a run on ``device``. NVML is asked whether there is a GPU (not CUDA started), so the
-    workers forked after this do not inherit a started CUDA. ValueError where cuda is asked for and there is none."""
+    workers started after this do not inherit a started CUDA. ValueError where cuda is asked for and there is none."""
     import os
 
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
@@ -142,27 +142,39 @@ def use_packed_fonts(pack_dir: Path) -> None:
     vision.fonts.split_fonts = split_fonts
 
 
-def fork_pool(pack_dir: Path, workers: int):
-    """A pool of ``workers`` forked processes whose train split is the pack's fonts (``use_packed_fonts``, this
-    process's too)."""
-    import multiprocessing as mp
+def module_settings(names: dict) -> dict:
+    """This process's values of the named module globals (``{module: (name, ...)}``), as ``spawn_pool`` takes them:
+    what a recipe set here before its workers start (a spawned worker imports its modules afresh)."""
+    import importlib
 
-    use_packed_fonts(pack_dir)
-    return mp.get_context("fork").Pool(workers, initializer=_worker_init)
+    return {m: {n: getattr(importlib.import_module(m), n) for n in ns} for m, ns in names.items()}
 
 
-def _spawned_init(pack_dir: str) -> None:
+def _spawned_init(pack_dir: str, settings: dict) -> None:
+    import importlib
+
     _worker_init()
     use_packed_fonts(Path(pack_dir))
+    for m, values in settings.items():
+        mod = importlib.import_module(m)
+        for n, v in values.items():
+            if not hasattr(mod, n):
+                raise AttributeError(f"{m} has no {n} to set")
+            setattr(mod, n, v)
 
 
-def spawn_pool(pack_dir: Path, workers: int):
+def spawn_pool(pack_dir: Path, workers: int, settings: dict | None = None):
     """A pool of ``workers`` spawned processes whose train split is the pack's fonts (each loads them in its
-    initializer). Spawned, not forked: a process that has run torch or onnxruntime holds thread pools whose locks a
-    forked child can inherit locked (forked tile workers hung in the full test run, session 69)."""
+    initializer) and whose module globals are ``settings`` (``module_settings``). Spawned, not forked: a process that
+    has run torch or onnxruntime holds thread pools whose locks a forked child can inherit locked (forked tile workers
+    hung in the full test run, session 69), so every recipe's pool is spawned (session 71)."""
     import multiprocessing as mp
 
-    return mp.get_context("spawn").Pool(workers, initializer=_spawned_init, initargs=(str(pack_dir),))
+    return mp.get_context("spawn").Pool(workers, initializer=_spawned_init, initargs=(str(pack_dir), settings or {}))
+
+
+WORKER_SETTINGS = {"vision.corner": ("LOWER_SHARE", "RESHAPE_SHARE", "FOCUS_RANKS", "FOCUS_LETTERS", "FOCUS_SHARE")}
+"""What ``train`` sets before its ``Generator`` starts and the workers' cards follow."""
 
 
 class Generator:
@@ -177,7 +189,7 @@ class Generator:
 
         self.parts: list = []
         self.t0 = time.time()
-        self.pool = fork_pool(pack_dir, workers)
+        self.pool = spawn_pool(pack_dir, workers, module_settings(WORKER_SETTINGS))
         chunks = [(data_seed * 1000 + k, 500, "train", False) for k in range(max_cards // 500)]
         it = self.pool.imap(_crops_chunk, chunks)  # in order: the parts kept are always chunks 0..k
         self.error = None
@@ -460,13 +472,13 @@ def main(argv=None) -> int:
     import vision.corner
 
     if a.lower_share is not None:
-        vision.corner.LOWER_SHARE = a.lower_share  # read by the forked workers
+        vision.corner.LOWER_SHARE = a.lower_share  # carried to the workers (WORKER_SETTINGS)
     if a.reshape_share is not None:
         vision.corner.RESHAPE_SHARE = a.reshape_share
     vision.corner.FOCUS_RANKS, vision.corner.FOCUS_LETTERS = focus
     if a.focus_share is not None:
         vision.corner.FOCUS_SHARE = a.focus_share
-    gen = Generator(pack_dir, a.workers, a.data_seed, log=log)  # forked before CUDA starts
+    gen = Generator(pack_dir, a.workers, a.data_seed, log=log)  # its workers start before CUDA
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
     try:

@@ -45,6 +45,8 @@ CHARS = "0123456789AJQKajqk"  # what a suited face sets from a font file ("10" t
 # vision.suited_reader.LOWER_RANK_SHARE); vision.corner_gpu's glyphs are added
 KINDS = (("cards", 0, 5), ("scenes", 300_000, 4), ("hands", 600_000, 2))  # kind, seed offset, chunks per round
 CARDS_PER_CHUNK, SCENES_PER_CHUNK = 400, 50
+WORKER_SETTINGS = {"vision.suited_reader": ("LOWER_RANK_SHARE", "RESHAPE_RANK_SHARE", "FOCUS_SHARE")}
+"""What ``train`` sets before its ``Generator`` starts and the workers' views follow."""
 
 
 def pack(dest: Path, real: Path | None = None, real_copies: int = 4, families: int | None = None,
@@ -98,13 +100,13 @@ class Generator:
     def __init__(self, pack_dir: Path, deck: str, workers: int, data_seed: int, log=print):
         import threading
 
-        from vision.corner_gpu import fork_pool
+        from vision.corner_gpu import module_settings, spawn_pool
 
         self.parts: list = []
         self.taken = 0
         self.counts = {kind: 0 for kind, _, _ in KINDS}
         self.t0 = time.time()
-        self.pool = fork_pool(pack_dir, workers)
+        self.pool = spawn_pool(pack_dir, workers, module_settings(WORKER_SETTINGS))
         it = self.pool.imap(_views_chunk, chunk_jobs(deck, data_seed))
         self.error = None
 
@@ -476,10 +478,10 @@ def main(argv=None) -> int:
     import vision.suited_reader
 
     if a.lower_share is not None:
-        vision.suited_reader.LOWER_RANK_SHARE = a.lower_share  # read by the forked workers
+        vision.suited_reader.LOWER_RANK_SHARE = a.lower_share  # carried to the workers (WORKER_SETTINGS)
     if a.reshape_share is not None:
         vision.suited_reader.RESHAPE_RANK_SHARE = a.reshape_share
-    gen = Generator(pack_dir, deck, a.workers, a.data_seed, log=log)  # forked before CUDA starts
+    gen = Generator(pack_dir, deck, a.workers, a.data_seed, log=log)  # its workers start before CUDA
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
     try:
