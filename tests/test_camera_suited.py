@@ -346,6 +346,23 @@ def test_training_command_refuses_a_deck_that_is_not_suited_and_bad_options(tmp_
     assert not out.exists()
 
 
+def test_the_benchs_blocks_are_the_next_equal_runs_of_each_sections_held_out_scenes():
+    """``suited_bench --block k``: block 0 and block 1 of n scenes a section are, scene for scene, the bench of 2n
+    (the counts add up); a block that would run into the next section's seeds is refused."""
+    from vision.suited_bench import bench
+
+    kw = {"frames": 0, "real": False, "far_scenes": 0, "out": lambda *a: None}
+    b0, b1 = (bench(("standard52",), 2, 2, hand_scenes=1, block=k, **kw)["standard52"] for k in (0, 1))
+    both = bench(("standard52",), 4, 4, hand_scenes=2, **kw)["standard52"]
+    for sec in ("start", "overlaps", "hands"):
+        for key in ("cards", "exact", "wrong_confident", "missed", "false_reads"):
+            assert b0[sec][key] + b1[sec][key] == both[sec][key], (sec, key)
+    assert b1[sec]["cards"] > 0 and (b0["start"]["cards"], b0["start"]["exact"]) != (b1["start"]["cards"],
+                                                                                     b1["start"]["exact"])
+    with pytest.raises(ValueError, match="runs past"):
+        bench(("standard52",), 50_001, 0, block=1, **kw)  # refused before a scene is made
+
+
 def test_finish_by_is_the_next_time_the_clock_reads_it_and_refuses_what_is_no_time(tmp_path):
     import datetime as dt
 

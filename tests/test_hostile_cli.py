@@ -308,6 +308,9 @@ def test_any_command_line_parses_or_is_one_line(argv):
     (["vision.suited_bench", "--threads", "0"], "python -m vision.suited_bench: argument --threads: must be 1..256"),
     (["vision.suited_bench", "--far-scenes", "-1"], "python -m vision.suited_bench: argument --far-scenes: must be >= 0"),
     (["vision.suited_bench", "--far-scenes", "٣"], "python -m vision.suited_bench: argument --far-scenes:"),
+    (["vision.suited_bench", "--block", "-1"], "python -m vision.suited_bench: argument --block: must be >= 0"),
+    (["vision.suited_bench", "--block", "833"],  # 834 blocks of 120 start scenes: past the 100,000 seeds of a section
+     "python -m vision.suited_bench: argument --block: block 833 of these scene counts runs past a section's 100000"),
     (["vision.suited_bench", "--decks", "island54", "--models", "/no/such/folder"],
      "python -m vision.suited_bench: model file in /no/such/folder cannot be loaded: "),
     (["vision.suited_bench", "--models", "tests\x07"], "python -m vision.suited_bench: argument --models:"),

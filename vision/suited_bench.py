@@ -296,26 +296,45 @@ def _resolved(t: dict) -> str:
             f"wrong with confidence {r['wrong_confident_pct']:.2f} %")
 
 
+SECTION_SEEDS = 100_000  # each section's seeds: SEED + a multiple of this, the next section's from the next multiple
+
+
+def block_fits(block: int, *counts: int) -> bool:
+    """Whether block ``block`` of sections of these scene counts stays within each section's seeds."""
+    return max(counts, default=0) * (block + 1) <= SECTION_SEEDS
+
+
 def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int = 12, real: bool = True,
-          threads: int = 2, out=print, models=None, hand_scenes: int = 60, far_scenes: int = 60) -> dict:
+          threads: int = 2, out=print, models=None, hand_scenes: int = 60, far_scenes: int = 60,
+          block: int = 0) -> dict:
+    """The figures per deck. ``block`` k: every section's scenes the k-th run of its count after the bench's own
+    (block 0): equal, unseen scenes of the same held-out families, so that a decision can be checked on several times
+    the bench (the committed models' blocks 1-3 are in bench_suited.json, ``session_70_blocks_committed``)."""
     from vision.fonts import split_fonts
     from vision.realcards import DEFAULT
 
+    if block < 0 or not block_fits(block, scenes, overlap_scenes, hand_scenes, far_scenes):
+        raise ValueError(f"block {block} of these scene counts runs past a section's {SECTION_SEEDS} seeds")
     fonts = split_fonts("held_out")
     res: dict = {"font_split": "held_out", "held_out_families": len(fonts), "threads": threads, "targets": TARGETS}
+    if block:
+        res["block"] = block
     for deck in decks:
         sc = SuitedScanner(deck, models, threads=threads)
         r: dict = {"thresholds": dict(sc.reader.thresholds)}
         t0 = time.time()
-        r["start"] = scenes_section(sc, deck, ("start",), scenes, SEED, fonts)
-        r["overlaps"] = scenes_section(sc, deck, ("fan", "trick"), overlap_scenes, SEED + 100_000, fonts)
+        r["start"] = scenes_section(sc, deck, ("start",), scenes, SEED + scenes * block, fonts)
+        r["overlaps"] = scenes_section(sc, deck, ("fan", "trick"), overlap_scenes,
+                                       SEED + SECTION_SEEDS + overlap_scenes * block, fonts)
         if hand_scenes:
-            r["hands"] = scenes_section(sc, deck, ("hand",), hand_scenes, SEED + 300_000, fonts)
+            r["hands"] = scenes_section(sc, deck, ("hand",), hand_scenes, SEED + 3 * SECTION_SEEDS + hand_scenes * block,
+                                        fonts)
         if far_scenes:  # a camera twice as far from the table: every layout, the cards half as large in the frame
-            r["far"] = scenes_section(sc, deck, ("start", "fan", "trick", "hand"), far_scenes, SEED + 400_000, fonts,
-                                      far=True)
+            r["far"] = scenes_section(sc, deck, ("start", "fan", "trick", "hand"), far_scenes,
+                                      SEED + 4 * SECTION_SEEDS + far_scenes * block, fonts, far=True)
         if deck == "island54":  # the same start scenes with no colour: the symbols alone
-            r["start_grey"] = scenes_section(sc, deck, ("start",), max(1, scenes // 2), SEED, fonts, grey=True)
+            r["start_grey"] = scenes_section(sc, deck, ("start",), max(1, scenes // 2), SEED + scenes * block, fonts,
+                                             grey=True)
         if frames:  # --frames 0: no timing (a busy machine's figures would mean nothing)
             r["timing"] = frame_timing(sc, deck, fonts, frames)
         r["bench_s"] = round(time.time() - t0, 1)
@@ -323,7 +342,7 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
             if sec not in r:
                 continue
             s = r[sec]
-            out(f"{deck} {sec:10s} (held-out fonts, {s['scenes']} scenes, {s['cards']} cards): exact {s['exact_pct']:.1f} %, "
+            out(f"{deck} {sec:10s} (held-out fonts{f', block {block}' if block else ''}, {s['scenes']} scenes, {s['cards']} cards): exact {s['exact_pct']:.1f} %, "
                 f"recall {s['recall_pct']:.1f} %, wrong with confidence {s['wrong_confident_pct']:.2f} %, unreadable "
                 f"{s['unreadable_pct']:.1f} %, false reads {s['false_reads']}")
         if "timing" in r:
@@ -373,7 +392,11 @@ def main(argv=None) -> int:
     ap.add_argument("--no-real", action="store_true", help="skip the real photographs")
     ap.add_argument("--json", type=cli_out_file(), default=None, help="also write the figures to this file")
     ap.add_argument("--models", type=cli_text(4096), default=None, help="folder with <deck>_reader.int8.onnx (default models/)")
+    ap.add_argument("--block", type=cli_int(0), default=0,
+                    help="the k-th equal block of held-out scenes after the bench's own (0: the bench)")
     a = ap.parse_args(argv)
+    if not block_fits(a.block, a.scenes, a.overlap_scenes, a.hand_scenes, a.far_scenes):
+        ap.error(f"argument --block: block {a.block} of these scene counts runs past a section's {SECTION_SEEDS} seeds")
     decks = [x for x in a.decks.split(",") if x]
     for x in decks:
         if x not in DECKS:
@@ -386,7 +409,7 @@ def main(argv=None) -> int:
         except PirateTableError as e:
             ap.error(str(e))
     res = bench(decks, a.scenes, a.overlap_scenes, a.frames, not a.no_real, a.threads,
-                models=models, hand_scenes=a.hand_scenes, far_scenes=a.far_scenes)
+                models=models, hand_scenes=a.hand_scenes, far_scenes=a.far_scenes, block=a.block)
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
     return 0
