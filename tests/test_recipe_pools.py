@@ -23,6 +23,16 @@ def _same(a, b):
             assert x == y
 
 
+def _spawned(pack_dir, settings, fn, jobs):
+    """``fn`` over ``jobs`` by two spawned workers of ``spawn_pool(pack_dir, 2, settings)``."""
+    pool = spawn_pool(pack_dir, 2, settings)
+    try:
+        return pool.map(fn, jobs)
+    finally:
+        pool.terminate()
+        pool.join()
+
+
 def _packed_here(monkeypatch, pack_dir):
     fonts = _packed_fonts(pack_dir)
     monkeypatch.setattr(vision.fonts, "split_fonts", lambda split: fonts)  # undone after the test
@@ -46,12 +56,7 @@ def test_spawned_workers_make_this_processs_cards_with_the_settings_it_chose(tmp
     monkeypatch.setattr(vision.corner, "FOCUS_LETTERS", letters)
     monkeypatch.setattr(vision.corner, "FOCUS_SHARE", 0.8)
     jobs = [(seed, 12, "train", False) for seed in (71_000, 71_001)]
-    pool = spawn_pool(tmp_path, 2, module_settings(WORKER_SETTINGS))
-    try:
-        pooled = pool.map(_crops_chunk, jobs)
-    finally:
-        pool.terminate()
-        pool.join()
+    pooled = _spawned(tmp_path, module_settings(WORKER_SETTINGS), _crops_chunk, jobs)
     _packed_here(monkeypatch, tmp_path)
     for job, part in zip(jobs, pooled):
         _same(part, _crops_chunk(job))
@@ -69,12 +74,7 @@ def test_spawned_workers_make_this_processs_suited_views_with_the_settings_it_ch
     for name, v in small["vision.suited_gpu"].items():
         monkeypatch.setattr(vision.suited_gpu, name, v)
     jobs = [("cards", 71_000, "standard52"), ("scenes", 71_300, "standard52"), ("cards", 71_001, "island54")]
-    pool = spawn_pool(tmp_path, 2, {**module_settings(vision.suited_gpu.WORKER_SETTINGS), **small})
-    try:
-        pooled = pool.map(_views_chunk, jobs)
-    finally:
-        pool.terminate()
-        pool.join()
+    pooled = _spawned(tmp_path, {**module_settings(vision.suited_gpu.WORKER_SETTINGS), **small}, _views_chunk, jobs)
     _packed_here(monkeypatch, tmp_path)
     assert [p[0] for p in pooled] == [j[0] for j in jobs] and len(pooled[0][2]) >= 10
     for job, part in zip(jobs, pooled):
