@@ -357,7 +357,7 @@ def test_the_benchs_blocks_are_the_next_equal_runs_of_each_sections_held_out_sce
     for sec in ("start", "overlaps", "hands"):
         for key in ("cards", "exact", "wrong_confident", "missed", "false_reads"):
             assert b0[sec][key] + b1[sec][key] == both[sec][key], (sec, key)
-    assert b1[sec]["cards"] > 0 and (b0["start"]["cards"], b0["start"]["exact"]) != (b1["start"]["cards"],
+    assert b1["hands"]["cards"] > 0 and (b0["start"]["cards"], b0["start"]["exact"]) != (b1["start"]["cards"],
                                                                                      b1["start"]["exact"])
     with pytest.raises(ValueError, match="runs past"):
         bench(("standard52",), 50_001, 0, block=1, **kw)  # refused before a scene is made
