@@ -299,9 +299,11 @@ def _resolved(t: dict) -> str:
 SECTION_SEEDS = 100_000  # each section's seeds: SEED + a multiple of this, the next section's from the next multiple
 
 
-def block_fits(block: int, *counts: int) -> bool:
-    """Whether block ``block`` of sections of these scene counts stays within each section's seeds."""
-    return max(counts, default=0) * (block + 1) <= SECTION_SEEDS
+def check_block(block: int, *counts: int) -> None:
+    """ValueError (one line) unless block ``block`` of sections of these scene counts stays within each section's
+    seeds."""
+    if block < 0 or max(counts, default=0) * (block + 1) > SECTION_SEEDS:
+        raise ValueError(f"block {block} of these scene counts runs past a section's {SECTION_SEEDS} seeds")
 
 
 def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int = 12, real: bool = True,
@@ -313,8 +315,7 @@ def bench(decks=DECKS, scenes: int = 120, overlap_scenes: int = 120, frames: int
     from vision.fonts import split_fonts
     from vision.realcards import DEFAULT
 
-    if block < 0 or not block_fits(block, scenes, overlap_scenes, hand_scenes, far_scenes):
-        raise ValueError(f"block {block} of these scene counts runs past a section's {SECTION_SEEDS} seeds")
+    check_block(block, scenes, overlap_scenes, hand_scenes, far_scenes)
     fonts = split_fonts("held_out")
     res: dict = {"font_split": "held_out", "held_out_families": len(fonts), "threads": threads, "targets": TARGETS}
     if block:
@@ -395,8 +396,10 @@ def main(argv=None) -> int:
     ap.add_argument("--block", type=cli_int(0), default=0,
                     help="the k-th equal block of held-out scenes after the bench's own (0: the bench)")
     a = ap.parse_args(argv)
-    if not block_fits(a.block, a.scenes, a.overlap_scenes, a.hand_scenes, a.far_scenes):
-        ap.error(f"argument --block: block {a.block} of these scene counts runs past a section's {SECTION_SEEDS} seeds")
+    try:
+        check_block(a.block, a.scenes, a.overlap_scenes, a.hand_scenes, a.far_scenes)
+    except ValueError as e:
+        ap.error(f"argument --block: {e}")
     decks = [x for x in a.decks.split(",") if x]
     for x in decks:
         if x not in DECKS:
