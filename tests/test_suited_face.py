@@ -156,3 +156,92 @@ def test_the_committed_face_readers_are_the_ones_the_bars_rule_kept():
         assert rep["calibration_scenes"] == rep["calibration_scenes_with_face_look"]
         assert len(others) == 4 and rep["calibration_scenes"]["exact"] > max(others)  # with/without the 2nd look,
         # the grown look, the turned look
+
+
+def _card_face(deck: str, card: str, centre: str):
+    """A card of ``deck`` in its printed style with the middle ``centre`` (pips, big, plain): BGR image at 4 px/mm."""
+    from dataclasses import replace
+
+    from companion.decks import get_deck
+    from vision.decks.faces import faces_for
+
+    faces = faces_for(deck)
+    img, _iq = faces.render(get_deck(deck).parse(card), replace(faces.print_style(), centre=centre))
+    return img
+
+
+def _on_table(face: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """A 1280 x 720 frame of green baize with ``face`` lying at ``quad`` (TL, TR, BR, BL)."""
+    import cv2
+
+    h, w = face.shape[:2]
+    M = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad.astype(np.float32))
+    frame = np.full((720, 1280, 3), (40, 110, 30), np.uint8)
+    warped = cv2.warpPerspective(face, M, (1280, 720), flags=cv2.INTER_AREA)
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), M, (1280, 720)) > 127
+    frame[inside] = warped[inside]
+    return frame
+
+
+def test_centre_ink_tells_one_big_symbol_or_a_court_from_a_plain_middle():
+    from vision.suited_face import centre_ink
+    from vision.suited_reader import SUIT_LOOK_INK
+
+    for deck, cards in (("standard52", ("5H", "AS", "QC")), ("island54", ("5:crabs", "A:palms", "Q:skulls"))):
+        for card in cards:
+            face = _card_face(deck, card, "plain")
+            h, w = face.shape[:2]
+            quad = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+            assert centre_ink(face, quad) < SUIT_LOOK_INK / 2, (deck, card)  # paper only
+            big = _card_face(deck, card, "big")
+            assert centre_ink(big, quad) > 2 * SUIT_LOOK_INK, (deck, card)
+            # the same read from the frame, the card lying turned on the table, either way up
+            q = np.float32([[500, 150], [700, 190], [650, 470], [450, 430]])
+            assert centre_ink(_on_table(face, q), q) < SUIT_LOOK_INK
+            assert centre_ink(_on_table(big, q), q) > SUIT_LOOK_INK
+            assert centre_ink(_on_table(big, q), np.roll(q, -2, axis=0)) > SUIT_LOOK_INK
+
+
+def test_the_suit_look_gives_one_big_symbols_suit_and_leaves_a_plain_middle_alone(tmp_path):
+    """A card unsure after its corners whose middle does not tell its rank: where its centre holds ink (one big
+    symbol), the face reader's suit head multiplies in, weighed by P(the middle does not tell); a plain middle, a sure
+    card and a card with no legible index are left as the face look leaves them. On by the reader's report only."""
+    from vision.suited_face import face_region
+    from vision.suited_reader import CARD_TEMP, FACE_WEIGHT, SuitedScanner
+
+    for f in (ROOT / "models").iterdir():
+        if f.name != "standard52_reader.json":
+            (tmp_path / f.name).symlink_to(f)
+    rep = json.loads((ROOT / "models" / "standard52_reader.json").read_text())
+    for flag, face, want in ((None, True, False), (False, True, False), (True, True, True), (True, False, False)):
+        th = {k: v for k, v in rep["thresholds"].items() if k != "suit_look"}
+        if flag is not None:
+            th["suit_look"] = flag
+        (tmp_path / "standard52_reader.json").write_text(json.dumps({**rep, "thresholds": {**th, "face_look": face}}))
+        assert SuitedScanner("standard52", tmp_path, threads=1).suit_look is want  # the face look's cards only
+    sc = SuitedScanner("standard52", tmp_path, threads=1)
+    q = np.float32([[500, 150], [700, 190], [650, 470], [450, 430]])
+    unsure = np.log(np.full(52, 1 / 52))
+    sure = np.full(52, -30.0)
+    sure[7] = 0.0
+    corner = ("views", None, None)
+    for centre in ("big", "plain"):
+        frame = _on_table(_card_face("standard52", "5H", centre), q)
+        looked = {}
+        for on in (False, True):
+            sc.suit_look = on
+            logps = [unsure.copy(), sure.copy(), unsure.copy()]
+            sc._face_look(frame, logps, [q, q, q], [corner, corner, None])
+            assert (logps[1] == sure).all() and (logps[2] == unsure).all()
+            looked[on] = logps[0]
+        pr, pl = sc.face.heads(frame, [face_region(q)])
+        if centre == "plain":
+            assert (looked[True] == looked[False]).all()
+            continue
+        assert pr[0, -1] > 0.5  # one big heart on a five: the middle does not tell the rank ...
+        assert sc.codes.suits[int(pl[0].argmax())] == "H"  # ... but it shows the suit
+        suit = np.tile(np.log(np.maximum(pl[0], 1e-12)), 13)
+        assert np.allclose(looked[True] - looked[False], CARD_TEMP * FACE_WEIGHT * pr[0, -1] * suit)
+        p = np.exp(looked[True] - looked[True].max())
+        by_suit = (p / p.sum()).reshape(13, 4).sum(0)
+        assert sc.codes.suits[int(by_suit.argmax())] == "H" and by_suit.max() > 0.9

@@ -68,6 +68,9 @@ OWN_INDEX_ZONE = 0.22  # a card's own index lies within this share of its sides 
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
 FACE_WEIGHT = 1.0  # the face look: the face reader's reading of a card's middle (other pixels, another network)
 SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are less sure than this  # until chosen on the calibration split (the report's)
+SUIT_LOOK_INK = 0.12  # the suit look's cards: a middle with at least this much ink at the card's centre (centre_ink;
+# chosen on calibration start scenes, seeds 13,600,000-13,610,099: plain middles <= 0.065, number cards with one big
+# symbol >= 0.052, 99 % >= 0.15)
 FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
 # whole card, session 46, 720 calibration scenes by the bars' rule: standard52 3,214 exact / 10 wrong against 3,219 /
 # 11, island54 3,725 / 10 against 3,725 / 13: no more cards read, so not kept)
@@ -480,15 +483,26 @@ class SuitedReader:
         if rep.exists():
             self.thresholds.update(report_thresholds(rep))
 
+    def heads(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
+        """The two heads' probabilities of the view quads ``views`` in the frame ``bgr``: rank [N, ranks + 1] (the
+        last: no upright index) and suit [N, suits]. The deck's own reader only (a taught deck's views: ``read``)."""
+        if self.profile is not None:
+            raise ValueError("heads: a taught deck's reader names codes only (read)")
+        if not len(views):
+            return np.zeros((0, len(self.codes.ranks) + 1)), np.zeros((0, len(self.codes.suits)))
+        x = cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))
+        zr, zl, _feat = self.sess.run(None, {"crop": x})
+        return cr._softmax(zr), cr._softmax(zl)
+
     def read(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
         """(P(code) [N, codes], P(no index) [N]) of the view quads ``views`` in the frame ``bgr``."""
         if not len(views):
             return np.zeros((0, self.codes.n)), np.zeros(0)
+        if self.profile is None:
+            pr, pl = self.heads(bgr, views)
+            return cr.code_probs(pr, pl), pr[:, -1]
         x = cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))
         zr, zl, feat = self.sess.run(None, {"crop": x})
-        if self.profile is None:
-            pr, pl = cr._softmax(zr), cr._softmax(zl)
-            return cr.code_probs(pr, pl), pr[:, -1]
         tr, tl = self.profile.heads(feat, zr, zl)
         pr, pl = cr._softmax(tr), cr._softmax(tl)
         taught = cr.code_probs(pr, pl)
@@ -605,6 +619,9 @@ class SuitedScanner:
         fp = face_path(self.codes.deck_id, models)
         self.face = SuitedReader(deck, models, threads, path=fp) if fp.exists() else None
         self.face_look = self.face is not None and bool(self.reader.thresholds.get("face_look", False))
+        # ... and with it the suit look (session 72), where the reader's report says so: a middle that does not tell
+        # the rank but shows the suit's one big symbol gives its suit
+        self.suit_look = self.face_look and bool(self.reader.thresholds.get("suit_look", False))
 
     def _bar(self, kind: str) -> float:
         return self.far_bars[kind] if self._far and self.far_bars is not None else self._near[kind]
@@ -652,8 +669,12 @@ class SuitedScanner:
         """Cards not read with confidence from their corners: their middle (``vision.suited_face.face_region``) is
         read by the face reader, and its reading multiplies in, weighed FACE_WEIGHT times its P(the middle tells)
         (a plain middle, or one big symbol on a number card, tells nothing and changes nothing). A card with no
-        legible index at any corner is left unreadable."""
-        from vision.suited_face import face_region
+        legible index at any corner is left unreadable.
+
+        The suit look (``suit_look``): a middle that does not tell the rank (weight P(no tell)) but holds ink at the
+        card's centre (``vision.suited_face.centre_ink`` at least SUIT_LOOK_INK: one big symbol, not a plain middle)
+        gives the face reader's suit head's reading too, over every rank of each suit."""
+        from vision.suited_face import centre_ink, face_region
 
         views, owner = [], []
         for n, (lp, q, c) in enumerate(zip(logps, quads, corners)):
@@ -664,9 +685,14 @@ class SuitedScanner:
             owner.append(n)
         if not views:
             return
-        probs, p_none = self.face.read(bgr, views)
-        for n, p, pn in zip(owner, probs, p_none):
+        pr, pl = self.face.heads(bgr, views)
+        probs, p_none = cr.code_probs(pr, pl), pr[:, -1]
+        ns = len(self.codes.suits)
+        for n, p, pn, ps in zip(owner, probs, p_none, pl):
             logps[n] = logps[n] + CARD_TEMP * FACE_WEIGHT * (1 - pn) * np.log(np.maximum(p, 1e-12))
+            if self.suit_look and centre_ink(bgr, quads[n]) >= SUIT_LOOK_INK:
+                suit = np.tile(np.log(np.maximum(ps, 1e-12)), len(logps[n]) // ns)  # code = rank * suits + suit
+                logps[n] = logps[n] + CARD_TEMP * FACE_WEIGHT * pn * suit
 
     def _grown_look(self, bgr, logps, corners) -> None:
         """Cards not read with confidence from their corner regions: each corner region is read again grown GROWN
@@ -1163,7 +1189,8 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     th = {**th, "frame_ink": ink["exact"] > st["exact"]
           and ink["wrong_confident"] + ink["false_reads"] <= st["wrong_confident"] + st["false_reads"]}
     st = ink if th["frame_ink"] else st
-    # not written here: the far bars and ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
+    # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65) and
+    # ``suit_look`` (session 72),
     # judged on far scenes for the reader they were chosen beside; a reader trained again goes without them until they
     # are judged again
     rep["thresholds"] = th
