@@ -98,6 +98,7 @@ def test_the_face_reader_trains_and_the_scan_reads_an_unsure_cards_middle_with_i
     sure[7] = 0.0
     unsure = np.log(np.full(52, 1 / 52))
     logps = [sure.copy(), unsure.copy(), unsure.copy()]
+    sc.suit_look = False  # the face look alone (a noise frame's centre holds "ink": the suit look has its own test)
     sc._face_look(frame, logps, [quad, quad, quad], [("views", None, None), ("views", None, None), None])
     p, pn = sc.face.read(frame, [face_region(quad)])
     assert (logps[0] == sure).all() and (logps[2] == unsure).all()  # a sure card; a card with no legible index
@@ -245,3 +246,19 @@ def test_the_suit_look_gives_one_big_symbols_suit_and_leaves_a_plain_middle_alon
         p = np.exp(looked[True] - looked[True].max())
         by_suit = (p / p.sum()).reshape(13, 4).sum(0)
         assert sc.codes.suits[int(by_suit.argmax())] == "H" and by_suit.max() > 0.9
+
+
+def test_the_suit_look_is_on_only_where_its_rule_kept_it():
+    """Rule S (session 72): on for a deck whose judge on fresh calibration scenes read more cards exactly, with
+    confident mistakes at most floor(gain / 20) more than the committed scanner's."""
+    from vision.suited_reader import SuitedScanner
+
+    for deck, key in (("standard52", "suit_look_session_72"), ("island54", "not_kept_session_72")):
+        rep = json.loads((ROOT / "models" / f"{deck}_reader.json").read_text())
+        judged = rep[key]["judge"]
+        gain = sum(judged[s]["suit_look"]["exact"] - judged[s]["committed"]["exact"] for s in ("near", "far"))
+        more_wrong = sum(judged[s]["suit_look"]["wrong_confident"] - judged[s]["committed"]["wrong_confident"]
+                         for s in ("near", "far"))
+        kept = gain > 0 and more_wrong <= gain // 20
+        assert rep["thresholds"].get("suit_look", False) is kept is (deck == "standard52")
+        assert SuitedScanner(deck, threads=1).suit_look is kept

@@ -620,8 +620,9 @@ class SuitedScanner:
         self.face = SuitedReader(deck, models, threads, path=fp) if fp.exists() else None
         self.face_look = self.face is not None and bool(self.reader.thresholds.get("face_look", False))
         # ... and with it the suit look (session 72), where the reader's report says so: a middle that does not tell
-        # the rank but shows the suit's one big symbol gives its suit
-        self.suit_look = self.face_look and bool(self.reader.thresholds.get("suit_look", False))
+        # the rank but shows the suit's one big symbol gives its suit (judged on the deck's own faces, not for a
+        # taught deck)
+        self.suit_look = (self.face_look and profile is None and bool(self.reader.thresholds.get("suit_look", False)))
 
     def _bar(self, kind: str) -> float:
         return self.far_bars[kind] if self._far and self.far_bars is not None else self._near[kind]
