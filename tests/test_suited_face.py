@@ -108,6 +108,7 @@ def test_the_face_reader_trains_and_the_scan_reads_an_unsure_cards_middle_with_i
     rep = json.loads((models / "standard52_reader.json").read_text())
     th = set_thresholds("standard52", models, rep, threads=1, calib_scenes=2, calib_hands=1)["thresholds"]
     assert "face_look" in th and "calibration_scenes_with_face_look" in rep
+    assert "suit_look" not in th  # judged by its own rule beside the reader it was kept with, not by the bars' rule
     assert SuitedScanner("standard52", models, threads=1).face_look == th["face_look"]
     assert face_path("standard52", models).is_file() and len(calibration_scenes("standard52", 2, 1)) == 3
 

@@ -1147,6 +1147,7 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     rep["calibration_scene_count"] = {"layouts": calib_scenes, "hands": calib_hands}
     scanner = SuitedScanner(deck, out, threads=threads)
     scanner.far_bars = None  # the report's far bars go with the bars they were chosen beside (--far-bars-only again)
+    scanner.suit_look = False  # ... and so does the suit look (judged beside the reader it was kept with)
 
     def trial(second: bool, grown: bool, turned: bool = False, face: bool = False):
         """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
@@ -1190,10 +1191,9 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     th = {**th, "frame_ink": ink["exact"] > st["exact"]
           and ink["wrong_confident"] + ink["false_reads"] <= st["wrong_confident"] + st["false_reads"]}
     st = ink if th["frame_ink"] else st
-    # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65) and
-    # ``suit_look`` (session 72),
-    # judged on far scenes for the reader they were chosen beside; a reader trained again goes without them until they
-    # are judged again
+    # not written here: the far bars and ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
+    # judged on far scenes for the reader they were chosen beside, and ``suit_look`` (session 72, judged by its own
+    # rule beside the reader it was kept with); a reader trained again goes without them until they are judged again
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
                              "index, and the rank alone of each: its probability summed over the suits); the "
