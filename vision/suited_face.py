@@ -46,14 +46,20 @@ FACE_BOX = (0.16, 0.05, 0.84, 0.95)  # the middle: x0, y0, x1, y1 as fractions o
 PIPS_SHARE = 0.6  # training cards whose style is made a middle of pips (random_style draws pips, big, plain alike)
 
 
-def face_region(card_quad: np.ndarray) -> np.ndarray:
-    """The middle of a card (its quad TL, TR, BR, BL as read upright): ``FACE_BOX`` of it, clear of the corner
-    indices' columns."""
-    x0, y0, x1, y1 = FACE_BOX
+def card_box(card_quad: np.ndarray, box) -> np.ndarray:
+    """The quad (TL, TR, BR, BL) of ``box`` (x0, y0, x1, y1 as fractions of the card) on a card lying at
+    ``card_quad`` (its corners as read upright), through the card's perspective."""
+    x0, y0, x1, y1 = box
     unit = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
     src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     M = cv2.getPerspectiveTransform(src, np.asarray(card_quad, np.float32))
     return cv2.perspectiveTransform(unit[None], M)[0].astype(np.float32)
+
+
+def face_region(card_quad: np.ndarray) -> np.ndarray:
+    """The middle of a card (its quad TL, TR, BR, BL as read upright): ``FACE_BOX`` of it, clear of the corner
+    indices' columns."""
+    return card_box(card_quad, FACE_BOX)
 
 
 CENTRE_BOX = (0.3, 0.3, 0.7, 0.7)  # the card's centre (x0, y0, x1, y1 as fractions of the card), where one big symbol is
@@ -62,12 +68,8 @@ CENTRE_BOX = (0.3, 0.3, 0.7, 0.7)  # the card's centre (x0, y0, x1, y1 as fracti
 def centre_ink(bgr: np.ndarray, card_quad: np.ndarray) -> float:
     """How much ink the card's centre (``CENTRE_BOX``) holds: (p95 - p5) / p95 of its grey, seen at 32 x 32 px. About
     0 for a plain middle (paper only), well above for one big symbol, a court's frame, most pips."""
-    x0, y0, x1, y1 = CENTRE_BOX
-    unit = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-    src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    centre = cv2.perspectiveTransform(unit[None], cv2.getPerspectiveTransform(src, np.asarray(card_quad, np.float32)))[0]
     dst = np.array([[0, 0], [32, 0], [32, 32], [0, 32]], np.float32)
-    view = cv2.warpPerspective(bgr, cv2.getPerspectiveTransform(centre.astype(np.float32), dst), (32, 32),
+    view = cv2.warpPerspective(bgr, cv2.getPerspectiveTransform(card_box(card_quad, CENTRE_BOX), dst), (32, 32),
                                flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     grey = (cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view).astype(np.float32)
     lo, hi = np.percentile(grey, (5, 95))

@@ -490,9 +490,12 @@ class SuitedReader:
             raise ValueError("heads: a taught deck's reader names codes only (read)")
         if not len(views):
             return np.zeros((0, len(self.codes.ranks) + 1)), np.zeros((0, len(self.codes.suits)))
-        x = cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))
-        zr, zl, _feat = self.sess.run(None, {"crop": x})
+        zr, zl, _feat = self._logits(bgr, views)
         return cr._softmax(zr), cr._softmax(zl)
+
+    def _logits(self, bgr: np.ndarray, views):
+        """The network's rank and suit logits and pooled features of the views (cropped, contrast-stretched)."""
+        return self.sess.run(None, {"crop": cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))})
 
     def read(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
         """(P(code) [N, codes], P(no index) [N]) of the view quads ``views`` in the frame ``bgr``."""
@@ -501,8 +504,7 @@ class SuitedReader:
         if self.profile is None:
             pr, pl = self.heads(bgr, views)
             return cr.code_probs(pr, pl), pr[:, -1]
-        x = cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))
-        zr, zl, feat = self.sess.run(None, {"crop": x})
+        zr, zl, feat = self._logits(bgr, views)
         tr, tl = self.profile.heads(feat, zr, zl)
         pr, pl = cr._softmax(tr), cr._softmax(tl)
         taught = cr.code_probs(pr, pl)
@@ -688,11 +690,10 @@ class SuitedScanner:
             return
         pr, pl = self.face.heads(bgr, views)
         probs, p_none = cr.code_probs(pr, pl), pr[:, -1]
-        ns = len(self.codes.suits)
         for n, p, pn, ps in zip(owner, probs, p_none, pl):
             logps[n] = logps[n] + CARD_TEMP * FACE_WEIGHT * (1 - pn) * np.log(np.maximum(p, 1e-12))
             if self.suit_look and centre_ink(bgr, quads[n]) >= SUIT_LOOK_INK:
-                suit = np.tile(np.log(np.maximum(ps, 1e-12)), len(logps[n]) // ns)  # code = rank * suits + suit
+                suit = np.tile(np.log(np.maximum(ps, 1e-12)), len(self.codes.ranks))  # code = rank * suits + suit
                 logps[n] = logps[n] + CARD_TEMP * FACE_WEIGHT * pn * suit
 
     def _grown_look(self, bgr, logps, corners) -> None:
