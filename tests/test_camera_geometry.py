@@ -226,3 +226,32 @@ def test_the_snapper_takes_only_the_int16_gradient_pairs():
         snap_quads(grad.astype(np.float32), true[None])
     with pytest.raises(ValueError, match="int16"):
         snap_quads(grad[..., 0], true[None])
+
+
+def test_a_box_running_on_past_its_card_is_snapped_from_a_cards_length_too():
+    """The detector's box of a card whose short edge hardly shows runs on past the card, further than the snap's
+    search reaches (session 73: most outlines off by 15 px or more on calibration start scenes). With ``long_box``
+    (ratio, aspect), a box longer than ``ratio`` times its short side is also started as a card ``aspect`` times as
+    long as it is wide, centred and flush with either end of the box: the card's outline is found. A box that looks
+    like a card gets no more starts, so its outline is the same to the bit."""
+    from vision.detect import card_outlines
+    from vision.suited_reader import LONG_BOX
+
+    rng = np.random.default_rng(73)
+    for trial, (a, end) in enumerate(((0.3, 1), (1.2, -1), (2.5, 1), (-0.7, -1))):
+        img = (rng.random((500, 500)) * 60).astype(np.uint8)
+        true = rect_corners(250, 250, 90, 126, a)
+        cv2.fillConvexPoly(img, np.rint(true).astype(np.int32), 210)
+        img = cv2.GaussianBlur(img, (0, 0), 1.0)
+        up = np.array([-np.sin(a), np.cos(a)])
+        cx, cy = np.array([250, 250]) + end * 0.125 * 126 * up  # the box runs on 25 % past one end of the card
+        box = (float(cx), float(cy), 90.0, 126 * 1.25, a)
+        assert 126 * 1.25 > LONG_BOX[0] * 90
+        plain = card_outlines(img, [box], [[]])[0]
+        fixed = card_outlines(img, [box], [[]], long_box=LONG_BOX)[0]
+        err = lambda q: min(float(np.abs(np.roll(q, k, 0) - true).max()) for k in range(4))
+        assert err(plain) > 15, trial  # out of the snap's reach
+        assert err(fixed) < 3, trial
+        card_like = (250.0, 250.0, 92.0, 130.0, a + 0.05)
+        assert np.array_equal(card_outlines(img, [card_like], [[]])[0],
+                              card_outlines(img, [card_like], [[]], long_box=LONG_BOX)[0])

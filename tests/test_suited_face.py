@@ -251,8 +251,14 @@ def test_the_suit_look_gives_one_big_symbols_suit_and_leaves_a_plain_middle_alon
 
 def test_the_suit_look_is_on_only_where_its_rule_kept_it():
     """Rule S (session 72): on for a deck whose judge on fresh calibration scenes read more cards exactly, with
-    confident mistakes at most floor(gain / 20) more than the committed scanner's."""
+    confident mistakes at most floor(gain / 20) more than the committed scanner's. Rule U (session 73): for a taught
+    deck of it only where decks taught in fresh calibration styles read more cards exactly with it and made no more
+    mistakes (``taught_suit_look``)."""
     from vision.suited_reader import SuitedScanner
+
+    class Same:  # a profile whose heads change nothing
+        def heads(self, feat, zr, zl):
+            return zr, zl
 
     for deck, key in (("standard52", "suit_look_session_72"), ("island54", "not_kept_session_72")):
         rep = json.loads((ROOT / "models" / f"{deck}_reader.json").read_text())
@@ -263,3 +269,7 @@ def test_the_suit_look_is_on_only_where_its_rule_kept_it():
         kept = gain > 0 and more_wrong <= gain // 20
         assert rep["thresholds"].get("suit_look", False) is kept is (deck == "standard52")
         assert SuitedScanner(deck, threads=1).suit_look is kept
+        u = rep.get("taught_suit_look_session_73", {}).get("judge")
+        taught = kept and u is not None and u["on"]["exact"] > u["off"]["exact"] and u["on"]["wrong"] <= u["off"]["wrong"]
+        assert rep["thresholds"].get("taught_suit_look", False) is taught is (deck == "standard52")
+        assert SuitedScanner(deck, threads=1, profile=Same()).suit_look is taught

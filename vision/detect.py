@@ -935,9 +935,14 @@ def card_outline(gray, box, hints=(), square: float = 1.25):
     return card_outlines(gray, [box], [hints], square)[0]
 
 
-def _outline_starts(box, hints, square: float) -> list[np.ndarray]:
+def _outline_starts(box, hints, square: float, long_box=None) -> list[np.ndarray]:
     """card_outline's starting quads for one detector box: the box, and the box turned to each index hint's axis
-    (and to 22.5 and 45 degrees for a square-looking card with no hint), one per axis."""
+    (and to 22.5 and 45 degrees for a square-looking card with no hint), one per axis.
+
+    ``long_box`` (``(ratio, aspect)``, or None): a box whose long side is over ``ratio`` times its short side (longer
+    than any card looks) is also started, on each axis, as a card ``aspect`` times as long as it is wide, centred in
+    the box and flush with either end of it (the detector's box of a card whose short edge hardly shows against the
+    table runs on past the card, further than the snap's search reaches)."""
     cx, cy, w, h, r = box
     short, long_ = min(w, h), max(w, h)
     base = upright_quad(cx, cy, w, h, r)
@@ -951,10 +956,16 @@ def _outline_starts(box, hints, square: float) -> list[np.ndarray]:
             continue  # the same axis as a start already taken
         angles.append(a)
         starts.append(rect_corners(cx, cy, short, long_, a))
+    if long_box is not None and long_ > long_box[0] * short:
+        card = long_box[1] * short
+        for a in angles:
+            up = np.array([-math.sin(a), math.cos(a)])
+            for t in (0.0, (long_ - card) / 2, -(long_ - card) / 2):
+                starts.append(rect_corners(cx + t * up[0], cy + t * up[1], short, card, a))
     return starts
 
 
-def card_outlines(gray, boxes, hints, square: float = 1.25) -> list[np.ndarray]:
+def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None) -> list[np.ndarray]:
     """``card_outline`` of several detector boxes (``hints``: each box's index quads), every start of every card
     snapped in one wide pass and one fine pass over the gradients of the part of the frame the cards' searches
     reach (a frame's cards at once cost little more than one card). Each card keeps its own window of the image
@@ -979,7 +990,7 @@ def card_outlines(gray, boxes, hints, square: float = 1.25) -> list[np.ndarray]:
     for n, (box, hs, (x0, y0, _x1, _y1)) in enumerate(zip(boxes, hints, wins)):
         cx, cy, w, h, r = box
         off = np.array([x0, y0], np.float32)
-        s = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square)
+        s = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square, long_box)
         starts += s
         owner += [n] * len(s)
     owner = np.array(owner)

@@ -71,6 +71,9 @@ SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are le
 SUIT_LOOK_INK = 0.12  # the suit look's cards: a middle with at least this much ink at the card's centre (centre_ink;
 # chosen on calibration start scenes, seeds 13,600,000-13,610,099: plain middles <= 0.065, number cards with one big
 # symbol >= 0.052, 99 % >= 0.15)
+LONG_BOX = (1.62, 1.48)  # a detector box more than 1.62 times as long as it is wide (no card looks so) is also
+# snapped from starts of a card 1.48 times as long as wide (poker 1.40 ... bridge 1.56), where the report says so
+# (``long_box``): vision.detect._outline_starts
 FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
 # whole card, session 46, 720 calibration scenes by the bars' rule: standard52 3,214 exact / 10 wrong against 3,219 /
 # 11, island54 3,725 / 10 against 3,725 / 13: no more cards read, so not kept)
@@ -612,6 +615,7 @@ class SuitedScanner:
         # ... and a frame whose first pass finds boxes but none at 0.5, where the reader's report says so (island54 since
         # session 65)
         self.tile_unsure = bool(self.reader.thresholds.get("tile_unsure", False))
+        self.long_box = LONG_BOX if self.reader.thresholds.get("long_box", False) else None
         # the face reader (vision/suited_face.py), where the deck has one, for a taught deck's cards too (session 63, by
         # a rule written first: on 8 + 8 decks taught in calibration families, 8 seat scenes each (vision.taught_bench
         # --split calibration --seed 710), standard52 267 -> 269 of 295 exact, island54 291 -> 291, none wrong either
@@ -622,9 +626,10 @@ class SuitedScanner:
         self.face = SuitedReader(deck, models, threads, path=fp) if fp.exists() else None
         self.face_look = self.face is not None and bool(self.reader.thresholds.get("face_look", False))
         # ... and with it the suit look (session 72), where the reader's report says so: a middle that does not tell
-        # the rank but shows the suit's one big symbol gives its suit (judged on the deck's own faces, not for a
-        # taught deck)
-        self.suit_look = (self.face_look and profile is None and bool(self.reader.thresholds.get("suit_look", False)))
+        # the rank but shows the suit's one big symbol gives its suit (judged on the deck's own faces); for a taught
+        # deck only where the report says so apart (``taught_suit_look``, judged on taught decks)
+        self.suit_look = (self.face_look and bool(self.reader.thresholds.get("suit_look", False))
+                          and (profile is None or bool(self.reader.thresholds.get("taught_suit_look", False))))
 
     def _bar(self, kind: str) -> float:
         return self.far_bars[kind] if self._far and self.far_bars is not None else self._near[kind]
@@ -816,7 +821,8 @@ class SuitedScanner:
             grown = ((box - box.mean(0)) * 1.15 + box.mean(0)).reshape(-1, 1, 2)
             hints.append([k for k in range(len(idx))
                           if idx[k][1] >= 0.3 and cv2.pointPolygonTest(grown, idx_ctr[k], False) >= 0])
-        outlines = card_outlines(gray, [c[2:] for c in cards], [[idx_quads[k] for k in h] for h in hints])
+        outlines = card_outlines(gray, [c[2:] for c in cards], [[idx_quads[k] for k in h] for h in hints],
+                                 long_box=self.long_box)
         for cq, h in zip(outlines, hints):
             # which pair of sides is the long one: the detected indices on the card vote (an index lies at the
             # corners 0 and 2 of the reading that holds it upright); when they say nothing or disagree, both
