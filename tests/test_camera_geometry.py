@@ -255,3 +255,20 @@ def test_a_box_running_on_past_its_card_is_snapped_from_a_cards_length_too():
         card_like = (250.0, 250.0, 92.0, 130.0, a + 0.05)
         assert np.array_equal(card_outlines(img, [card_like], [[]])[0],
                               card_outlines(img, [card_like], [[]], long_box=LONG_BOX)[0])
+
+
+def test_long_boxes_are_off_where_their_cost_was_not_taken():
+    """Rule V (session 73) passed on fresh calibration scenes and held-out blocks, but the outline step took 45-70 %
+    longer on the bench's timing frames for about 0.1-0.2 points: the suited readers' reports record it and leave
+    ``long_box`` off, so the scanners snap as before."""
+    import json
+    from pathlib import Path
+
+    from vision.suited_reader import SuitedScanner
+
+    models = Path(__file__).resolve().parents[1] / "models"
+    for deck in ("standard52", "island54"):
+        rep = json.loads((models / f"{deck}_reader.json").read_text())
+        assert "NOT switched on" in rep["long_box_session_73"]["status"]
+        assert "long_box" not in rep["thresholds"]
+        assert SuitedScanner(deck, threads=1).long_box is None
