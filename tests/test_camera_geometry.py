@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 import numpy as np
 import pytest
 
+from vision import geometry
 from vision.geometry import image_gradients, rect_corners, snap_quads
 
 
@@ -255,6 +256,70 @@ def test_a_box_running_on_past_its_card_is_snapped_from_a_cards_length_too():
         card_like = (250.0, 250.0, 92.0, 130.0, a + 0.05)
         assert np.array_equal(card_outlines(img, [card_like], [[]])[0],
                               card_outlines(img, [card_like], [[]], long_box=LONG_BOX)[0])
+
+
+def test_the_snapper_gives_each_fits_side_scores_on_request():
+    """``sides=True``: each fit's four sides' scores (side i from corner i to corner i + 1), whose mean is the fit's
+    score; the fits themselves are the same as without."""
+    rng = np.random.default_rng(11)
+    img, true = _card_image(rng)
+    grad = image_gradients(img)
+    starts = np.stack([true + rng.normal(0, 3, true.shape).astype(np.float32) for _ in range(5)])
+    q, s = snap_quads(grad, starts)
+    q2, s2, side = snap_quads(grad, starts, sides=True)
+    assert np.array_equal(q, q2) and np.array_equal(s, s2) and side.shape == (5, 4)
+    ok = s > -np.inf
+    assert ok.any()
+    assert np.allclose(side[ok].mean(1), s[ok], rtol=1e-5)
+
+
+def test_long_starts_go_only_where_a_short_edge_is_weak(monkeypatch):
+    """``weak_edge`` (session 74): the long starts are snapped only for a long box whose chosen fit's weaker short
+    side scores under ``weak_edge`` times its long sides' mean, and replace the fit only if they score higher. A card
+    whose far end hardly shows against a pale cloth (its box runs on past it) is found; so is a card whose box runs on
+    past a strong end (the plain fit's side there stands on nothing); a long box whose fit is strong all round is
+    left as it is, to the bit, and its long starts are not even snapped."""
+    from vision.detect import card_outlines
+    from vision.suited_reader import LONG_BOX, WEAK_EDGE
+
+    rng = np.random.default_rng(74)
+    err = lambda q, true: min(float(np.abs(np.roll(q, k, 0) - true).max()) for k in range(4))
+    for trial, (a, end) in enumerate(((0.3, 1), (1.2, -1), (2.5, 1), (-0.7, -1))):
+        up = np.array([-np.sin(a), np.cos(a)])
+        for pale in (True, False):
+            img = (rng.random((500, 500)) * 60).astype(np.uint8)
+            if pale:  # the cloth past the card's far end is pale: that end hardly shows
+                yy, xx = np.mgrid[0:500, 0:500]
+                beyond = ((xx - 250) * up[0] + (yy - 250) * up[1]) * end > 63
+                img[beyond] = (170 + rng.random(int(beyond.sum())) * 20).astype(np.uint8)
+            true = rect_corners(250, 250, 90, 126, a)
+            cv2.fillConvexPoly(img, np.rint(true).astype(np.int32), 210)
+            img = cv2.GaussianBlur(img, (0, 0), 1.0)
+            cx, cy = np.array([250, 250]) + end * 0.125 * 126 * up  # the box runs on 25 % past that end
+            box = (float(cx), float(cy), 90.0, 126 * 1.25, a)
+            plain = card_outlines(img, [box], [[]])[0]
+            fixed = card_outlines(img, [box], [[]], long_box=LONG_BOX, weak_edge=WEAK_EDGE)[0]
+            assert err(plain, true) > 15, (trial, pale)
+            assert err(fixed, true) < 3, (trial, pale)
+            img0, box0 = img, box
+        # a long card (as long as a long box), its edges strong all round and its box on it: no long starts
+        img = (rng.random((500, 500)) * 60).astype(np.uint8)
+        true = rect_corners(250, 250, 90, 160, a)
+        cv2.fillConvexPoly(img, np.rint(true).astype(np.int32), 210)
+        img = cv2.GaussianBlur(img, (0, 0), 1.0)
+        box = (250.0, 250.0, 90.0, 160.0, a + 0.03)
+        assert 160 > LONG_BOX[0] * 90
+        plain = card_outlines(img, [box], [[]])[0]
+        assert err(plain, true) < 3, trial
+        calls = []
+        with monkeypatch.context() as m:
+            m.setattr(geometry, "snap_quads", lambda *a, **k: calls.append(len(a[1])) or snap_quads(*a, **k))
+            gated = card_outlines(img, [box], [[]], long_box=LONG_BOX, weak_edge=WEAK_EDGE)[0]
+            assert len(calls) == 2, trial  # the wide and the fine pass of the plain starts, and no more
+            calls.clear()
+            card_outlines(img0, [box0], [[]], long_box=LONG_BOX, weak_edge=WEAK_EDGE)  # a box past its card's end
+            assert len(calls) == 4, trial  # ... and its long starts' wide and fine passes
+        assert np.array_equal(plain, gated)
 
 
 def test_long_boxes_are_off_where_their_cost_was_not_taken():

@@ -965,12 +965,17 @@ def _outline_starts(box, hints, square: float, long_box=None) -> list[np.ndarray
     return starts
 
 
-def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None) -> list[np.ndarray]:
+def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None, weak_edge=None) -> list[np.ndarray]:
     """``card_outline`` of several detector boxes (``hints``: each box's index quads), every start of every card
     snapped in one wide pass and one fine pass over the gradients of the part of the frame the cards' searches
     reach (a frame's cards at once cost little more than one card). Each card keeps its own window of the image
     (``snap_quads``' ``within``), so its fit is the one it gets alone (the one difference, the gradients in the
-    two pixels along a window's edge, is never reached: a card's search stays well inside its window)."""
+    two pixels along a window's edge, is never reached: a card's search stays well inside its window).
+
+    ``long_box`` (see ``_outline_starts``): the long starts are snapped with the others for every long box; with
+    ``weak_edge`` (a fraction) only for a long box whose chosen fit's weaker short side scores under ``weak_edge``
+    times the mean of its two long sides (the card's far edge was likely not found), in a pass of their own after
+    the others, and their best fit replaces the chosen one only if it scores higher."""
     from vision.geometry import image_gradients, snap_quads
 
     if not len(boxes):
@@ -990,23 +995,61 @@ def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None) -> li
     for n, (box, hs, (x0, y0, _x1, _y1)) in enumerate(zip(boxes, hints, wins)):
         cx, cy, w, h, r = box
         off = np.array([x0, y0], np.float32)
-        s = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square, long_box)
+        s = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square,
+                            long_box if weak_edge is None else None)
         starts += s
         owner += [n] * len(s)
     owner = np.array(owner)
     within = wins[owner] - np.array([X0, Y0, X0, Y0], np.int32)  # each start's card's window, in the gradients
     # every start snapped at once: a wide pass, then a fine one from where it ended
     q1, s1 = snap_quads(grad, np.stack(starts), **OUTLINE_WIDE, within=within)
-    q2, s2 = snap_quads(grad, q1, **OUTLINE_FINE, within=within)
+    q2, s2, side2 = snap_quads(grad, q1, **OUTLINE_FINE, within=within, sides=True)
     fine = s2 > -np.inf
     qs, ss = np.where(fine[:, None, None], q2, q1), np.where(fine, s2, s1)
-    out = []
+    best, score, chosen = [], [], []
     for n in range(len(boxes)):
         k = np.flatnonzero(owner == n)
         first = int(k[0])  # the box itself
-        best = starts[first] if not (ss[k] > -np.inf).any() else qs[int(k[int(ss[k].argmax())])]
-        out.append(best + wins[n, :2].astype(np.float32))
-    return out
+        if (ss[k] > -np.inf).any():
+            j = int(k[int(ss[k].argmax())])
+            best.append(qs[j])
+            score.append(float(ss[j]))
+            chosen.append(j)
+        else:
+            best.append(starts[first])
+            score.append(-np.inf)
+            chosen.append(None)
+    if weak_edge is not None and long_box is not None:
+        # the long starts of each long box whose chosen fit has a weak short side, snapped in one pass of their own
+        more, more_owner = [], []
+        for n, ((cx, cy, w, h, r), hs, (x0, y0, _x1, _y1)) in enumerate(zip(boxes, hints, wins)):
+            j = chosen[n]
+            if j is None or not fine[j] or max(w, h) <= long_box[0] * min(w, h):
+                continue
+            q, sc = qs[j], side2[j]
+            e = np.linalg.norm(q[[1, 2, 3, 0]] - q, axis=1)  # side i: corner i to corner i + 1
+            s_pair, l_pair = ((0, 2), (1, 3)) if e[0] + e[2] <= e[1] + e[3] else ((1, 3), (0, 2))
+            if min(sc[s_pair[0]], sc[s_pair[1]]) >= weak_edge * (sc[l_pair[0]] + sc[l_pair[1]]) / 2:
+                continue
+            off = np.array([x0, y0], np.float32)
+            local = (cx - x0, cy - y0, w, h, r)
+            plain = len(_outline_starts(local, [q - off for q in hs], square))
+            extra = _outline_starts(local, [q - off for q in hs], square, long_box)[plain:]
+            more += extra
+            more_owner += [n] * len(extra)
+        if more:
+            more_owner = np.array(more_owner)
+            mwin = wins[more_owner] - np.array([X0, Y0, X0, Y0], np.int32)
+            a1, b1 = snap_quads(grad, np.stack(more), **OUTLINE_WIDE, within=mwin)
+            a2, b2 = snap_quads(grad, a1, **OUTLINE_FINE, within=mwin)
+            f2 = b2 > -np.inf
+            aq, bs = np.where(f2[:, None, None], a2, a1), np.where(f2, b2, b1)
+            for n in np.unique(more_owner):
+                k = np.flatnonzero(more_owner == n)
+                j = int(k[int(bs[k].argmax())])
+                if bs[j] > score[n]:
+                    best[n], score[n] = aq[j], float(bs[j])
+    return [b + wins[n, :2].astype(np.float32) for n, b in enumerate(best)]
 
 
 def card_posterior(reads, temp: float | None = None) -> np.ndarray:

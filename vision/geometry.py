@@ -94,7 +94,7 @@ _PREV = np.array([3, 0, 1, 2])
 
 def snap_quads(grad: np.ndarray, quads: np.ndarray, search: float = 0.08,
                max_turn: float = 4.0, turn_step: float = 1.0, step: float = 1.0, samples: int = 28,
-               reach_px: int | None = None, within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+               reach_px: int | None = None, within: np.ndarray | None = None, sides: bool = False) -> tuple:
     """Move each side of each approximate card quad (K x 4 x 2) onto the strongest straight edge near it.
 
     Each side is tried at offsets up to ``search`` x the card's short side along its normal and at turns up
@@ -109,7 +109,10 @@ def snap_quads(grad: np.ndarray, quads: np.ndarray, search: float = 0.08,
     ``within`` (K x 4 ints: x0, y0, x1, y1) gives each quad a window of the gradients of its own: the quad's
     corners are in the window's coordinates, and its sample points are clipped to the window as they are to the
     whole image when there is none (several cards' quads snapped in one pass over one image's gradients, each
-    as it would be alone over the gradients of its window)."""
+    as it would be alone over the gradients of its window).
+
+    ``sides``: also return each fit's four sides' scores (K x 4, side i from corner i to corner i + 1), as a third
+    value."""
     if grad.dtype != np.int16 or grad.ndim != 3 or grad.shape[2] != 2:
         raise ValueError(f"snap_quads: the gradients must be image_gradients' (h, w, 2) int16 array, not {grad.dtype} "
                          f"{grad.shape}")
@@ -174,7 +177,8 @@ def snap_quads(grad: np.ndarray, quads: np.ndarray, search: float = 0.08,
     best = score.reshape(K, 4, -1).argmax(-1)  # K x 4
     a, o = np.divmod(best, offs.shape[1])
     kk, ii = np.arange(K)[:, None], np.arange(4)[None]
-    total = score[kk, ii, a, o].mean(1)  # K
+    side = score[kk, ii, a, o]  # K x 4
+    total = side.mean(1)  # K
     d = np.stack([tx[kk, ii, a], ty[kk, ii, a]], -1)  # K x 4 x 2: each side's fitted line, a point and a direction
     nsel = np.stack([nx[kk, ii, a], ny[kk, ii, a]], -1)
     p = mid + offs[kk, o][..., None] * nsel
@@ -191,6 +195,8 @@ def snap_quads(grad: np.ndarray, quads: np.ndarray, search: float = 0.08,
     ratio = area(out) / np.maximum(area(quads), 1)
     ok = ((np.abs(det) >= 1e-3).all(1) & (ratio > 0.75) & (ratio < 1.33)
           & (np.abs(out - quads).reshape(K, -1).max(1) <= 2.5 * R + 0.1 * short))
+    if sides:
+        return np.where(ok[:, None, None], out, quads), np.where(ok, total, -np.inf), side
     return np.where(ok[:, None, None], out, quads), np.where(ok, total, -np.inf)
 
 

@@ -74,6 +74,8 @@ SUIT_LOOK_INK = 0.12  # the suit look's cards: a middle with at least this much 
 LONG_BOX = (1.62, 1.48)  # a detector box more than 1.62 times as long as it is wide (no card looks so) is also
 # snapped from starts of a card 1.48 times as long as wide (poker 1.40 ... bridge 1.56), where the report says so
 # (``long_box``): vision.detect._outline_starts
+WEAK_EDGE = 0.2  # ... or only where the chosen fit's weaker short side scores under 0.2 times the mean of its long
+# sides (``long_box_weak_edge``; session 73's dev scenes, calibration seeds 13,910,000+): vision.detect.card_outlines
 FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
 # whole card, session 46, 720 calibration scenes by the bars' rule: standard52 3,214 exact / 10 wrong against 3,219 /
 # 11, island54 3,725 / 10 against 3,725 / 13: no more cards read, so not kept)
@@ -615,7 +617,10 @@ class SuitedScanner:
         # ... and a frame whose first pass finds boxes but none at 0.5, where the reader's report says so (island54 since
         # session 65)
         self.tile_unsure = bool(self.reader.thresholds.get("tile_unsure", False))
-        self.long_box = LONG_BOX if self.reader.thresholds.get("long_box", False) else None
+        # long boxes (session 73): long starts for every long box (``long_box``, off), or only where the chosen fit's
+        # short side is weak (``long_box_weak_edge``, session 74)
+        self.weak_edge = WEAK_EDGE if self.reader.thresholds.get("long_box_weak_edge", False) else None
+        self.long_box = LONG_BOX if self.reader.thresholds.get("long_box", False) or self.weak_edge else None
         # the face reader (vision/suited_face.py), where the deck has one, for a taught deck's cards too (session 63, by
         # a rule written first: on 8 + 8 decks taught in calibration families, 8 seat scenes each (vision.taught_bench
         # --split calibration --seed 710), standard52 267 -> 269 of 295 exact, island54 291 -> 291, none wrong either
@@ -822,7 +827,7 @@ class SuitedScanner:
             hints.append([k for k in range(len(idx))
                           if idx[k][1] >= 0.3 and cv2.pointPolygonTest(grown, idx_ctr[k], False) >= 0])
         outlines = card_outlines(gray, [c[2:] for c in cards], [[idx_quads[k] for k in h] for h in hints],
-                                 long_box=self.long_box)
+                                 long_box=self.long_box, weak_edge=self.weak_edge)
         for cq, h in zip(outlines, hints):
             # which pair of sides is the long one: the detected indices on the card vote (an index lies at the
             # corners 0 and 2 of the reading that holds it upright); when they say nothing or disagree, both
