@@ -618,8 +618,10 @@ class SuitedScanner:
         # session 65)
         self.tile_unsure = bool(self.reader.thresholds.get("tile_unsure", False))
         # long boxes (session 73): long starts for every long box (``long_box``, off), or only where the chosen fit's
-        # short side is weak (``long_box_weak_edge``, session 74)
-        self.weak_edge = WEAK_EDGE if self.reader.thresholds.get("long_box_weak_edge", False) else None
+        # short side is weak (``long_box_weak_edge``, session 74; judged on the deck's own faces, so for a taught deck
+        # only where the report says so apart: ``taught_long_box_weak_edge``)
+        self.weak_edge = WEAK_EDGE if th.get("long_box_weak_edge", False) and (
+            profile is None or th.get("taught_long_box_weak_edge", False)) else None
         self.long_box = LONG_BOX if self.reader.thresholds.get("long_box", False) or self.weak_edge else None
         # the face reader (vision/suited_face.py), where the deck has one, for a taught deck's cards too (session 63, by
         # a rule written first: on 8 + 8 decks taught in calibration families, 8 seat scenes each (vision.taught_bench
