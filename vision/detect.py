@@ -1026,8 +1026,8 @@ def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None, weak_
             j = chosen[n]
             if j is None or not fine[j] or max(w, h) <= long_box[0] * min(w, h):
                 continue
-            q, sc = qs[j], side2[j]
-            e = np.linalg.norm(q[[1, 2, 3, 0]] - q, axis=1)  # side i: corner i to corner i + 1
+            fit, sc = qs[j], side2[j]
+            e = np.linalg.norm(fit[[1, 2, 3, 0]] - fit, axis=1)  # side i: corner i to corner i + 1
             s_pair, l_pair = ((0, 2), (1, 3)) if e[0] + e[2] <= e[1] + e[3] else ((1, 3), (0, 2))
             if min(sc[s_pair[0]], sc[s_pair[1]]) >= weak_edge * (sc[l_pair[0]] + sc[l_pair[1]]) / 2:
                 continue
