@@ -935,14 +935,11 @@ def card_outline(gray, box, hints=(), square: float = 1.25):
     return card_outlines(gray, [box], [hints], square)[0]
 
 
-def _outline_starts(box, hints, square: float, long_box=None) -> list[np.ndarray]:
+def _outline_starts(box, hints, square: float, long_box=None) -> tuple[list[np.ndarray], list[float]]:
     """card_outline's starting quads for one detector box: the box, and the box turned to each index hint's axis
-    (and to 22.5 and 45 degrees for a square-looking card with no hint), one per axis.
+    (and to 22.5 and 45 degrees for a square-looking card with no hint), one per axis; and those axes' angles.
 
-    ``long_box`` (``(ratio, aspect)``, or None): a box whose long side is over ``ratio`` times its short side (longer
-    than any card looks) is also started, on each axis, as a card ``aspect`` times as long as it is wide, centred in
-    the box and flush with either end of it (the detector's box of a card whose short edge hardly shows against the
-    table runs on past the card, further than the snap's search reaches)."""
+    ``long_box`` (``(ratio, aspect)``, or None): ``_long_starts`` too."""
     cx, cy, w, h, r = box
     short, long_ = min(w, h), max(w, h)
     base = upright_quad(cx, cy, w, h, r)
@@ -956,13 +953,25 @@ def _outline_starts(box, hints, square: float, long_box=None) -> list[np.ndarray
             continue  # the same axis as a start already taken
         angles.append(a)
         starts.append(rect_corners(cx, cy, short, long_, a))
-    if long_box is not None and long_ > long_box[0] * short:
-        card = long_box[1] * short
-        for a in angles:
-            up = np.array([-math.sin(a), math.cos(a)])
-            for t in (0.0, (long_ - card) / 2, -(long_ - card) / 2):
-                starts.append(rect_corners(cx + t * up[0], cy + t * up[1], short, card, a))
-    return starts
+    return starts + _long_starts(box, angles, long_box), angles
+
+
+def _long_starts(box, angles, long_box) -> list[np.ndarray]:
+    """A box whose long side is over ``long_box[0]`` times its short side (longer than any card looks) started, on
+    each of ``angles``, as a card ``long_box[1]`` times as long as it is wide, centred in the box and flush with
+    either end of it (the detector's box of a card whose short edge hardly shows against the table runs on past the
+    card, further than the snap's search reaches); none for another box or without ``long_box``."""
+    cx, cy, w, h, _r = box
+    short, long_ = min(w, h), max(w, h)
+    if long_box is None or long_ <= long_box[0] * short:
+        return []
+    card = long_box[1] * short
+    out = []
+    for a in angles:
+        up = np.array([-math.sin(a), math.cos(a)])
+        for t in (0.0, (long_ - card) / 2, -(long_ - card) / 2):
+            out.append(rect_corners(cx + t * up[0], cy + t * up[1], short, card, a))
+    return out
 
 
 def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None, weak_edge=None) -> list[np.ndarray]:
@@ -991,14 +1000,15 @@ def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None, weak_
     X0, Y0 = wins[:, :2].min(0)
     X1, Y1 = wins[:, 2:].max(0)
     grad = image_gradients(gray[Y0:Y1, X0:X1])  # the gradients of all the windows at once
-    starts, owner = [], []
+    starts, owner, axes = [], [], []
     for n, (box, hs, (x0, y0, _x1, _y1)) in enumerate(zip(boxes, hints, wins)):
         cx, cy, w, h, r = box
         off = np.array([x0, y0], np.float32)
-        s = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square,
-                            long_box if weak_edge is None else None)
+        s, a = _outline_starts((cx - x0, cy - y0, w, h, r), [q - off for q in hs], square,
+                               long_box if weak_edge is None else None)
         starts += s
         owner += [n] * len(s)
+        axes.append(a)
     owner = np.array(owner)
     within = wins[owner] - np.array([X0, Y0, X0, Y0], np.int32)  # each start's card's window, in the gradients
     # every start snapped at once: a wide pass, then a fine one from where it ended
@@ -1022,7 +1032,7 @@ def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None, weak_
     if weak_edge is not None and long_box is not None:
         # the long starts of each long box whose chosen fit has a weak short side, snapped in one pass of their own
         more, more_owner = [], []
-        for n, ((cx, cy, w, h, r), hs, (x0, y0, _x1, _y1)) in enumerate(zip(boxes, hints, wins)):
+        for n, ((cx, cy, w, h, r), (x0, y0, _x1, _y1)) in enumerate(zip(boxes, wins)):
             j = chosen[n]
             if j is None or not fine[j] or max(w, h) <= long_box[0] * min(w, h):
                 continue
@@ -1031,10 +1041,7 @@ def card_outlines(gray, boxes, hints, square: float = 1.25, long_box=None, weak_
             s_pair, l_pair = ((0, 2), (1, 3)) if e[0] + e[2] <= e[1] + e[3] else ((1, 3), (0, 2))
             if min(sc[s_pair[0]], sc[s_pair[1]]) >= weak_edge * (sc[l_pair[0]] + sc[l_pair[1]]) / 2:
                 continue
-            off = np.array([x0, y0], np.float32)
-            local = (cx - x0, cy - y0, w, h, r)
-            plain = len(_outline_starts(local, [q - off for q in hs], square))
-            extra = _outline_starts(local, [q - off for q in hs], square, long_box)[plain:]
+            extra = _long_starts((cx - x0, cy - y0, w, h, r), axes[n], long_box)
             more += extra
             more_owner += [n] * len(extra)
         if more:

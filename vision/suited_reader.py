@@ -73,7 +73,7 @@ SUIT_LOOK_INK = 0.12  # the suit look's cards: a middle with at least this much 
 # symbol >= 0.052, 99 % >= 0.15)
 LONG_BOX = (1.62, 1.48)  # a detector box more than 1.62 times as long as it is wide (no card looks so) is also
 # snapped from starts of a card 1.48 times as long as wide (poker 1.40 ... bridge 1.56), where the report says so
-# (``long_box``): vision.detect._outline_starts
+# (``long_box``): vision.detect._long_starts
 WEAK_EDGE = 0.2  # ... or only where the chosen fit's weaker short side scores under 0.2 times the mean of its long
 # sides (``long_box_weak_edge``; session 73's dev scenes, calibration seeds 13,910,000+): vision.detect.card_outlines
 FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
@@ -622,7 +622,7 @@ class SuitedScanner:
         # only where the report says so apart: ``taught_long_box_weak_edge``)
         self.weak_edge = WEAK_EDGE if th.get("long_box_weak_edge", False) and (
             profile is None or th.get("taught_long_box_weak_edge", False)) else None
-        self.long_box = LONG_BOX if self.reader.thresholds.get("long_box", False) or self.weak_edge else None
+        self.long_box = LONG_BOX if th.get("long_box", False) or self.weak_edge else None
         # the face reader (vision/suited_face.py), where the deck has one, for a taught deck's cards too (session 63, by
         # a rule written first: on 8 + 8 decks taught in calibration families, 8 seat scenes each (vision.taught_bench
         # --split calibration --seed 710), standard52 267 -> 269 of 295 exact, island54 291 -> 291, none wrong either
