@@ -71,6 +71,7 @@ def test_spawned_workers_make_this_processs_suited_views_with_the_settings_it_ch
     vision.suited_gpu.pack(tmp_path, families=2)
     monkeypatch.setattr(vision.suited_reader, "LOWER_RANK_SHARE", 0.9)
     monkeypatch.setattr(vision.suited_reader, "FAR_SHARE", 1.0)  # every scene seen from twice as far (session 75)
+    monkeypatch.setattr(vision.suited_reader, "INK_SHARES", vision.suited_reader.ink_shares(0.7))  # and no print ink
     small = {"vision.suited_gpu": {"CARDS_PER_CHUNK": 10, "SCENES_PER_CHUNK": 1}}  # chunks of a test's size
     for name, v in small["vision.suited_gpu"].items():
         monkeypatch.setattr(vision.suited_gpu, name, v)
@@ -84,3 +85,6 @@ def test_spawned_workers_make_this_processs_suited_views_with_the_settings_it_ch
     assert any(part[1].tobytes() != _views_chunk(job)[1].tobytes() for job, part in zip(jobs, pooled))
     monkeypatch.setattr(vision.suited_reader, "FAR_SHARE", 0.0)  # ... and so does the far share, for the scenes
     assert pooled[1][1].tobytes() != _views_chunk(jobs[1])[1].tobytes()
+    monkeypatch.setattr(vision.suited_reader, "LOWER_RANK_SHARE", 0.9)
+    monkeypatch.setattr(vision.suited_reader, "INK_SHARES", vision.suited_reader.ink_shares(0.15))  # ... and the inks
+    assert pooled[0][1].tobytes() != _views_chunk(jobs[0])[1].tobytes()

@@ -46,7 +46,7 @@ CHARS = "0123456789AJQKajqk"  # what a suited face sets from a font file ("10" t
 KINDS = (("cards", 0, 5), ("scenes", 300_000, 4), ("hands", 600_000, 2))  # kind, seed offset, chunks per round
 CARDS_PER_CHUNK, SCENES_PER_CHUNK = 400, 50
 WORKER_SETTINGS = {"vision.suited_reader": ("LOWER_RANK_SHARE", "RESHAPE_RANK_SHARE", "FOCUS_SHARE",
-                                            "FAR_SHARE")}
+                                            "FAR_SHARE", "INK_SHARES")}
 """What ``train`` sets before its ``Generator`` starts and the workers' views follow."""
 
 
@@ -375,6 +375,8 @@ def main(argv=None) -> int:
                    "rank is redrawn (default vision.suited_reader.RESHAPE_RANK_SHARE)")
     t.add_argument("--far-share", type=cli_float(0, 1), default=None, help="the share of the training scenes and "
                    "hands seen from twice as far (default vision.suited_reader.FAR_SHARE)")
+    t.add_argument("--other-suit-share", type=cli_float(0, 0.7), default=None, help="the share of the training "
+                   "cards in another suit's ink (default vision.suited_reader.INK_SHARES')")
     t.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     t.add_argument("--extra", type=cli_int(0, 8), default=None, help="train a deeper reader: this many more "
                    "convolutions at each small scale (corner.make_net), at least the init's; the ones the init lacks "
@@ -486,6 +488,8 @@ def main(argv=None) -> int:
         vision.suited_reader.RESHAPE_RANK_SHARE = a.reshape_share
     if a.far_share is not None:
         vision.suited_reader.FAR_SHARE = a.far_share
+    if a.other_suit_share is not None:
+        vision.suited_reader.INK_SHARES = vision.suited_reader.ink_shares(a.other_suit_share)
     gen = Generator(pack_dir, deck, a.workers, a.data_seed, log=log)  # its workers start before CUDA
     dev_name = torch.cuda.get_device_name(0) if a.device == "cuda" else "cpu"
     log(f"torch {torch.__version__}, {dev_name}")
@@ -506,7 +510,8 @@ def main(argv=None) -> int:
            "gen_s_before_training": a.gen_seconds, "train_s": round(secs, 1), "device": dev_name,
            "workers": a.workers, "fonts": "train split, cut down (vision.suited_gpu pack)",
            "lower_share": vision.suited_reader.LOWER_RANK_SHARE,
-           "reshape_share": vision.suited_reader.RESHAPE_RANK_SHARE, "far_share": vision.suited_reader.FAR_SHARE}
+           "reshape_share": vision.suited_reader.RESHAPE_RANK_SHARE, "far_share": vision.suited_reader.FAR_SHARE,
+           "ink_shares": dict(zip(vision.suited_reader.INK_MODES, vision.suited_reader.INK_SHARES))}
     (out / f"{deck}_gpu.json").write_text(json.dumps(rec, indent=1) + "\n")
     log(json.dumps(rec))
     return 0

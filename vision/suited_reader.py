@@ -86,6 +86,15 @@ INK_MODES = ("print", "jitter", "other_suit", "grey")
 INK_SHARES = (0.55, 0.20, 0.15, 0.10)
 
 
+def ink_shares(other_suit: float) -> tuple:
+    """INK_SHARES with ``other_suit`` of the cards in another suit's ink, the print's share taking up the difference
+    (``--other-suit-share``; session 75: 0.05 in standard52's kept round). ValueError outside 0 .. 0.7."""
+    if not (isinstance(other_suit, (int, float)) and 0 <= other_suit <= 0.7):
+        raise ValueError(f"an other-suit share from 0 to 0.7, not {other_suit!r}")
+    jitter, grey = INK_SHARES[1], INK_SHARES[3]
+    return (round(1 - jitter - grey - other_suit, 6), jitter, float(other_suit), grey)
+
+
 # ------------------------------------------------------------------ the deck as codes
 @dataclass(frozen=True)
 class DeckCodes:
@@ -182,9 +191,10 @@ def turned_boxes(quad: np.ndarray, n: int = 12) -> list[np.ndarray]:
 
 
 # ------------------------------------------------------------------ training data
-def _ink(rng, faces, style, ink):
-    """The ink of a training face and whether the view is turned grey (INK_MODES, INK_SHARES)."""
-    mode = INK_MODES[int(rng.choice(len(INK_MODES), p=INK_SHARES))]
+def _ink(rng, faces, style, ink, shares: tuple | None = None):
+    """The ink of a training face and whether the view is turned grey (INK_MODES; ``shares``, INK_SHARES unless
+    given: the same random numbers are drawn either way)."""
+    mode = INK_MODES[int(rng.choice(len(INK_MODES), p=INK_SHARES if shares is None else shares))]
     ink = np.asarray(ink, np.float32)
     if mode == "jitter":
         ink = np.clip(ink + rng.normal(0, 28, 3), 0, 230)
@@ -238,7 +248,7 @@ class _Views:
 
 
 def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: float = 0.0, focus: tuple = (),
-               focus_share: float = 0.0, reshape_share: float = 0.0):
+               focus_share: float = 0.0, reshape_share: float = 0.0, ink_mix: tuple | None = None):
     """A random training card of a suited deck, drawn from ``rng``: its rank and suit indices, style (``fonts``'
     faces, 15 % Hershey; its middle made pips in ``pips_share`` of the cards), pips and court (the renderer's), face
     (BGR, 4 px/mm) and index quads, and whether its view is to be turned grey (``_ink``). ``lower_share``: of the
@@ -246,7 +256,8 @@ def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: f
     deck, or a face whose capitals are small letters), where the face draws it (``small_rank``); none drawn (and no
     number drawn from ``rng``) when it is 0. ``focus``: rank indices that ``focus_share`` of the cards are drawn
     from (ranks a reader confuses); no number drawn from ``rng`` for it when the share is 0. ``reshape_share``: the
-    share of cards whose rank is redrawn (``vision.decks.render.reshaped``); no number drawn when it is 0."""
+    share of cards whose rank is redrawn (``vision.decks.render.reshaped``); no number drawn when it is 0. ``ink_mix``:
+    the ink modes' shares (``_ink``; INK_SHARES unless given)."""
     from dataclasses import replace
 
     from vision.decks.suited import render_suited
@@ -265,7 +276,7 @@ def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: f
     rank_text, pips, court, symbol, ink = faces.face(codes.cards[k], style)
     if lower_share and rank_text.isalpha() and rng.random() < lower_share and small_rank(style, rank_text):
         rank_text = rank_text.lower()
-    ink, grey = _ink(rng, faces, style, ink)
+    ink, grey = _ink(rng, faces, style, ink, ink_mix)
     face, iquads = render_suited(rank_text, pips, court, symbol, ink, style, 4.0)
     return r, s, style, pips, court, face, iquads, grey
 
@@ -306,13 +317,15 @@ FAR_SHARE = 0.0  # the train split's scenes' and hands' share seen from twice as
 
 
 def _suited_chunk(args):
-    """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share[, reshape_share]]]); the share of
-    small-letter ranks is LOWER_RANK_SHARE for the train split unless given, and 0 for any other split; the rank focus
-    and the reshaped ranks (``drawn_card``; RESHAPE_RANK_SHARE unless given) are the train split's only."""
+    """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share[, reshape_share[, other_suit]]]]); the
+    share of small-letter ranks is LOWER_RANK_SHARE for the train split unless given, and 0 for any other split; the
+    rank focus, the reshaped ranks (``drawn_card``; RESHAPE_RANK_SHARE unless given) and the share of cards in another
+    suit's ink (``ink_shares``; INK_SHARES unless given) are the train split's only."""
     seed, n, split, deck = args[:4]
     lower = (args[4] if len(args) > 4 else LOWER_RANK_SHARE) if split == "train" else 0.0
     focus, focus_share = (args[5], args[6]) if len(args) > 6 and split == "train" else ((), 0.0)
     reshape = (args[7] if len(args) > 7 else RESHAPE_RANK_SHARE) if split == "train" else 0.0
+    ink = ink_shares(args[8]) if len(args) > 8 and split == "train" else None
     from vision.decks.faces import faces_for
     from vision.fonts import split_fonts
 
@@ -327,7 +340,7 @@ def _suited_chunk(args):
     for _ in range(n):
         r, s, _style, _pips, _court, face, iquads, grey = drawn_card(rng, codes, faces, fonts, lower_share=lower,
                                                                       focus=focus, focus_share=focus_share,
-                                                                      reshape_share=reshape)
+                                                                      reshape_share=reshape, ink_mix=ink)
         fan = rng.random() < 0.33
         if fan:
             face = face.copy()
@@ -422,18 +435,21 @@ def _scene_chunk(args):
 
 def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0,
                      n_hands: int = 0, lower_share: float | None = None, focus: tuple = (), focus_share: float = 0.0,
-                     reshape_share: float | None = None, far_share: float | None = None):
+                     reshape_share: float | None = None, far_share: float | None = None,
+                     other_suit_share: float | None = None):
     """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
     scenes, and of ``n_hands`` scenes of a hand held tight: ``vision.synth.suited.HAND``) in faces of font split
     ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none).
     ``lower_share``: the train split's single cards' share of small-letter ranks (default LOWER_RANK_SHARE);
     ``focus`` / ``focus_share``: rank indices that share of the train split's single cards is drawn from;
     ``reshape_share``: the train split's single cards' share with their rank redrawn (default RESHAPE_RANK_SHARE);
-    ``far_share``: the train split's scenes' and hands' share seen from twice as far (default FAR_SHARE)."""
+    ``far_share``: the train split's scenes' and hands' share seen from twice as far (default FAR_SHARE);
+    ``other_suit_share``: the train split's single cards' share in another suit's ink (default INK_SHARES')."""
     from vision.synth.suited import HAND, LAYOUTS
 
     share = LOWER_RANK_SHARE if lower_share is None else lower_share
-    more = (tuple(focus), focus_share, RESHAPE_RANK_SHARE if reshape_share is None else reshape_share)
+    more = (tuple(focus), focus_share, RESHAPE_RANK_SHARE if reshape_share is None else reshape_share,
+            *(() if other_suit_share is None else (other_suit_share,)))
     chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck, share, *more))
               for k in range((n_cards + 399) // 400)]
     far = () if far_share is None else (far_share,)  # none given: FAR_SHARE (0: the chunks of the recipe before it)
@@ -1337,6 +1353,8 @@ def main(argv=None) -> int:
                     "whose rank is redrawn: bent, heavier or lighter, pixel or dot-matrix (default RESHAPE_RANK_SHARE)")
     ap.add_argument("--far-share", type=cli_float(0, 1), default=None, help="the share of the training scenes and "
                     "hands seen from twice as far (far_scene; session 75; default FAR_SHARE)")
+    ap.add_argument("--other-suit-share", type=cli_float(0, 0.7), default=None, help="the share of the training "
+                    "cards in another suit's ink (default INK_SHARES': 0.15; session 75's kept standard52 round: 0.05)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
@@ -1433,6 +1451,9 @@ def main(argv=None) -> int:
     if far_share:
         rep["recipe"]["far_share"] = far_share
         seed_tag += f"_far{far_share:g}"
+    if a.other_suit_share is not None:
+        rep["recipe"]["other_suit_share"] = a.other_suit_share
+        seed_tag += f"_othersuit{a.other_suit_share:g}"
     reshape = RESHAPE_RANK_SHARE if a.reshape_share is None else a.reshape_share
     if reshape:
         rep["recipe"]["reshape_share"] = reshape
@@ -1444,7 +1465,8 @@ def main(argv=None) -> int:
     else:
         C, R, L = gen_suited_crops(deck, a.cards, seed=a.data_seed, split="train", workers=a.workers,
                                    n_scenes=a.scenes, n_hands=a.hands, lower_share=lower, focus=focus,
-                                   focus_share=focus_share, reshape_share=reshape, far_share=far_share)
+                                   focus_share=focus_share, reshape_share=reshape, far_share=far_share,
+                                   other_suit_share=a.other_suit_share)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["gen_s"] = round(time.time() - t0, 1)
