@@ -88,7 +88,7 @@ INK_SHARES = (0.55, 0.20, 0.15, 0.10)
 
 def ink_shares(other_suit: float) -> tuple:
     """INK_SHARES with ``other_suit`` of the cards in another suit's ink, the print's share taking up the difference
-    (``--other-suit-share``; session 75: 0.05 in standard52's kept round). ValueError outside 0 .. 0.7."""
+    (``--other-suit-share``; session 75: 0.05 in standard52's two kept rounds). ValueError outside 0 .. 0.7."""
     if not (isinstance(other_suit, (int, float)) and 0 <= other_suit <= 0.7):
         raise ValueError(f"an other-suit share from 0 to 0.7, not {other_suit!r}")
     jitter, grey = INK_SHARES[1], INK_SHARES[3]
@@ -1354,7 +1354,7 @@ def main(argv=None) -> int:
     ap.add_argument("--far-share", type=cli_float(0, 1), default=None, help="the share of the training scenes and "
                     "hands seen from twice as far (far_scene; session 75; default FAR_SHARE)")
     ap.add_argument("--other-suit-share", type=cli_float(0, 0.7), default=None, help="the share of the training "
-                    "cards in another suit's ink (default INK_SHARES': 0.15; session 75's kept standard52 round: 0.05)")
+                    "cards in another suit's ink (default INK_SHARES': 0.15; session 75's standard52 rounds: 0.05)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
