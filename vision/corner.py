@@ -630,11 +630,14 @@ def export(net, out_onnx: Path, temperature: float = 1.0):
 
 
 def quantize(onnx_fp32: Path, out: Path, X: np.ndarray) -> Path:
-    """Static int8 (QDQ, per-channel weights, MinMax calibration on the normalized crops X) for the runtime."""
+    """Static int8 (QDQ, per-channel weights, MinMax calibration on the normalized crops X) for the runtime, its
+    weights then made unsigned (``vision.ortsession.unsigned_weights``)."""
     import tempfile
 
     from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    from vision.ortsession import unsigned_weights
 
     class Crops(CalibrationDataReader):
         def __init__(self):
@@ -648,15 +651,14 @@ def quantize(onnx_fp32: Path, out: Path, X: np.ndarray) -> Path:
         quant_pre_process(str(onnx_fp32), str(pre))
         quantize_static(str(pre), str(out), Crops(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
                         weight_type=QuantType.QInt8, per_channel=True, calibrate_method=CalibrationMethod.MinMax)
+    unsigned_weights(out)  # the same weights, summed exactly on every CPU (vision.ortsession)
     return out
 
 
 def logits(onnx_path: Path, X: np.ndarray, threads: int = 2):
-    import onnxruntime as ort
+    from vision.ortsession import session
 
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    sess = ort.InferenceSession(str(onnx_path), so, providers=["CPUExecutionProvider"])
+    sess = session(onnx_path, threads, spin=True)
     outs = [sess.run(None, {"crop": X[i : i + 512]}) for i in range(0, len(X), 512)]
     return np.concatenate([o[0] for o in outs]), np.concatenate([o[1] for o in outs]), np.concatenate([o[2] for o in outs])
 

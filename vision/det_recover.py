@@ -305,7 +305,7 @@ def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000)
     """The recovered network (float, torch, eval) against the int8 detector on ``scenes`` letterboxed suited scenes:
     the card and index score channels' largest absolute difference and their correlation, and how many anchors
     over 0.5 each has and both have."""
-    import onnxruntime as ort
+    from vision.ortsession import session as ort_session
     import torch
 
     from vision.detect import letterbox
@@ -315,7 +315,7 @@ def compare(pt: Path, int8_onnx: Path, scenes: int = 6, seed0: int = 12_900_000)
 
     model = _load_model(pt)[1].eval()
     try:
-        sess = ort.InferenceSession(str(int8_onnx), providers=["CPUExecutionProvider"])
+        sess = ort_session(int8_onnx, spin=True)
     except Exception as e:
         raise RecoverError(f"{int8_onnx.name}: not an ONNX model ({type(e).__name__})") from None
     fonts = split_fonts("calibration")

@@ -309,7 +309,7 @@ class Detector:
     weights through ultralytics (the reference; ``float_checkpoint``)."""
 
     def __init__(self, path: Path | None = None, backend: str = "ort", threads: int = 2):
-        import onnxruntime as ort
+        from vision.ortsession import session as ort_session
 
         self.backend = backend
         self.looked_far = False  # the last frame at_table_scale saw: its cards looked small (looks_far)
@@ -318,14 +318,10 @@ class Detector:
             path = float_detector(path)
         self.size = (DET_W, DET_H)  # the input size the committed models were exported at
         if backend in ("ort", "ort-fp32"):
-            so = ort.SessionOptions()
-            so.intra_op_num_threads = threads
-            so.inter_op_num_threads = 1
             # No spinning: idle pool threads that spin after the detector has run take the cores from the edge
             # snapping and the reader that follow (measured: 45 -> ~37 ms per frame end to end).
-            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
             onnx_file = path.with_suffix(".int8.onnx") if backend == "ort" else path
-            self.sess = ort.InferenceSession(str(onnx_file), so, providers=["CPUExecutionProvider"])
+            self.sess = ort_session(onnx_file, threads)
             check_model(self.sess, onnx_file, "a card detector (YOLOv8n-OBB: cards and indices)", 3, out_channels=7)
             shape = self.sess.get_inputs()[0].shape  # [1, 3, H, W]: the size this model was exported at
             self.size = (int(shape[3]), int(shape[2]))
@@ -427,14 +423,10 @@ class Detector:
 
 class IndexReader:
     def __init__(self, path: Path | None = None, threads: int = 2):
-        import onnxruntime as ort
+        from vision.ortsession import session as ort_session
 
-        so = ort.SessionOptions()
         # No spinning (as for the detector): the detector and the reader run one after the other.
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.sess = ort.InferenceSession(str(path or MODELS / "index_reader.onnx"), so, providers=["CPUExecutionProvider"])
+        self.sess = ort_session(path or MODELS / "index_reader.onnx", threads)
         check_model(self.sess, path or MODELS / "index_reader.onnx", "the index reader", 1, (CROP_H, CROP_W), (10, 8))
 
     def read(self, gray: np.ndarray, quads, flip: list[bool]) -> list[IndexRead]:
@@ -476,13 +468,9 @@ class CornerReader:
     fitted on the pooled features of the enrolled photos."""
 
     def __init__(self, path: Path, threads: int = 2, profile=None):
-        import onnxruntime as ort
+        from vision.ortsession import session as ort_session
 
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        self.sess = ort_session(path, threads)
         check_model(self.sess, path, "a corner reader", 1, (CORNER_H, CORNER_W), (10, 8))
         self.profile = profile
 

@@ -57,12 +57,12 @@ def _surest_upright(zr) -> tuple[int, float]:
 
 
 def bidly(root: Path, min_conf: float = 0.9) -> dict:
-    import onnxruntime as ort
+    from vision.ortsession import session as ort_session
 
     from vision.detect import MODELS
     from vision.geometry import crop_quad, normalize_crops
 
-    sess = ort.InferenceSession(str(MODELS / "index_reader.onnx"), providers=["CPUExecutionProvider"])
+    sess = ort_session(MODELS / "index_reader.onnx", spin=True)
     st = {"indices": 0, "right": 0, "wrong_confident": 0, "unread": 0}
     for img, q, rank in _bidly_indices(root):
         # every quarter turn: the tall reading is upright for two of them
@@ -85,9 +85,9 @@ def bidly_corner(root: Path) -> dict:
     from vision.corner import mix_views
     from vision.detect import FAN_CORNER_MIN, MODELS, fan_regions
 
-    import onnxruntime as ort
+    from vision.ortsession import session as ort_session
 
-    sess = ort.InferenceSession(str(MODELS / "corner_reader.int8.onnx"), providers=["CPUExecutionProvider"])
+    sess = ort_session(MODELS / "corner_reader.int8.onnx", spin=True)
     bars = {"0.9": 0.9, f"{FAN_CORNER_MIN:g}": FAN_CORNER_MIN}
     st = {"indices": 0, **{f"right@{b}": 0 for b in bars}, **{f"wrong@{b}": 0 for b in bars}}
     for img, q, rank in _bidly_indices(root):

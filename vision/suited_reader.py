@@ -462,13 +462,9 @@ def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", w
 
 # ------------------------------------------------------------------ runtime
 def _session(path: Path, threads: int):
-    import onnxruntime as ort
+    from vision.ortsession import session
 
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    return session(path, threads)
 
 
 TAUGHT_RULE = "agree"  # an enrolled deck's views: "agree" (the profile and the deck's reader), "profile" (alone)

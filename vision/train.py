@@ -205,6 +205,7 @@ def quantize_detector(onnx_fp32: Path, out: Path, n_calib: int = 32, seed0: int 
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     from vision.detect import letterbox
+    from vision.ortsession import unsigned_weights
 
     frames = []
     for k in range(n_calib):
@@ -229,7 +230,9 @@ def quantize_detector(onnx_fp32: Path, out: Path, n_calib: int = 32, seed0: int 
         quantize_static(str(pre), str(out), Frames(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
                         weight_type=QuantType.QInt8, per_channel=True, calibrate_method=CalibrationMethod.MinMax,
                         nodes_to_exclude=keep_float)
-    return dfl_on_last_axis(out, out)
+    dfl_on_last_axis(out, out)
+    unsigned_weights(out)  # the same weights, summed exactly on every CPU (vision.ortsession)
+    return out
 
 
 def dfl_on_last_axis(onnx_in: Path, out: Path) -> Path:

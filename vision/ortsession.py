@@ -1,0 +1,131 @@
+"""onnxruntime sessions for the models, made one way everywhere (the scanner, the benches, the judges), and int8
+weights that every x86-64 CPU sums exactly.
+
+The int8 models are static QDQ with unsigned 8-bit activations. onnxruntime fuses each DequantizeLinear -> Conv ->
+QuantizeLinear into an integer convolution. With **signed** 8-bit weights (u8 x s8, what ``quantize_static`` makes with
+``QuantType.QInt8``), a CPU with VNNI (``avx512_vnni``, ``avx_vnni``: most recent Intel Xeons, AMD Zen 4) sums the
+products exactly, but one with only AVX2 or AVX-512 and no VNNI (AMD Zen 2 and 3, older Intel) uses ``vpmaddubsw``,
+which saturates each pair of products at 16 bits: onnxruntime's documentation names this the U8S8 saturation issue.
+For these readers the loss is not small. Measured on an AMD EPYC (Zen 3, AVX2, no VNNI), session 78, island54's reader
+on the 4,765 calibration views of its report: code accuracy 60.8 % with signed weights, against 92.2 % in the report
+(a VNNI machine) and 92.3 % for the same weights in float; the test suite lost 13 tests to it.
+
+**Unsigned weights** (``unsigned_weights``: every int8 weight w becomes w + 128 with its zero point + 128, which
+dequantizes to the very same float weights) take onnxruntime's u8 x u8 kernels, which widen to 16 bits before they
+multiply and so never saturate, on any CPU. The integer sums are then the exact ones a VNNI machine computes for the
+signed model, so the readings (and every figure measured with the signed models on VNNI machines) are unchanged. The
+same reader on that Zen 3 machine, batches of 12 views, 2 threads: 6.4 ms signed (wrong), 8.6 ms unsigned, 12.8 ms
+with the fusion switched off. Every committed ``*.int8.onnx`` has unsigned weights, and the quantizers
+(``corner.quantize``, ``train.quantize_detector``) write them so.
+
+``unsigned_weights`` marks the model in its metadata. A model without the mark (one written before, or someone else's)
+is run with the fusion switched off (``session.disable_quant_qdq``: each layer DequantizeLinear -> float Conv ->
+QuantizeLinear, what the int8 model means, at about twice the time) on an x86-64 CPU without VNNI;
+``PIRATE_TABLE_INT8=fused`` or ``=unfused`` says by hand whether this CPU sums signed weights exactly.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from functools import lru_cache
+from pathlib import Path
+
+ENV = "PIRATE_TABLE_INT8"
+MARK = "pirate_table.int8_weights"  # metadata of a model whose int8 weights are unsigned: "uint8"
+_VNNI = ("avx512_vnni", "avx_vnni", "amx_int8")
+
+
+def cpu_flags() -> set[str] | None:
+    """The CPU's feature flags from /proc/cpuinfo (Linux); None where they cannot be read."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.partition(":")[2].split())
+    except OSError:
+        return None
+    return None
+
+
+@lru_cache(maxsize=1)
+def signed_fusion_exact() -> bool:
+    """Whether onnxruntime's fused u8 x s8 convolutions sum exactly on this CPU (see the module's docstring). An
+    x86-64 CPU whose flags cannot be read is taken as not exact (the unfused path is right everywhere, only slower)."""
+    mode = os.environ.get(ENV, "").strip().lower()
+    if mode == "fused":
+        return True
+    if mode == "unfused":
+        return False
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return True  # ARM (the tablets) and others: no vpmaddubsw
+    flags = cpu_flags()
+    return flags is not None and any(f in flags for f in _VNNI)
+
+
+def session_options(threads: int | None = None, spin: bool = False, fuse: bool = True):
+    """SessionOptions for a CPU session: ``threads`` intra-op threads (None: onnxruntime's default) and one inter-op
+    thread, no spinning unless ``spin`` (idle pool threads that spin take the cores from the work that follows: the
+    detector, then the edge snapping, then the readers), and the QDQ fusion off unless ``fuse``."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    if threads is not None:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+    if not spin:
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if not fuse:
+        so.add_session_config_entry("session.disable_quant_qdq", "1")
+    return so
+
+
+def session(path: Path | str, threads: int | None = None, spin: bool = False):
+    """A CPU InferenceSession of the model at ``path``: fused where that is exact: on a CPU that sums signed weights
+    exactly (``signed_fusion_exact``), or for a model marked as having unsigned weights (``MARK``, which
+    ``unsigned_weights`` writes into the model's metadata); else made again with the fusion off."""
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(path), session_options(threads, spin), providers=["CPUExecutionProvider"])
+    if signed_fusion_exact() or sess.get_modelmeta().custom_metadata_map.get(MARK) == "uint8":
+        return sess
+    return ort.InferenceSession(str(path), session_options(threads, spin, fuse=False),
+                                providers=["CPUExecutionProvider"])
+
+
+def unsigned_weights(src: Path, dst: Path | None = None) -> int:
+    """Rewrite the QDQ model at ``src`` (to ``dst``, default in place) with unsigned int8 weights: each int8 constant
+    that a DequantizeLinear reads becomes uint8 (w + 128) with its zero point + 128: the same float weights, and the
+    u8 x u8 kernels that sum exactly on every CPU. Returns how many constants changed (0 for a model with none).
+    The model is marked (``MARK`` in its metadata) so that ``session`` fuses it on every CPU. Needs the onnx package
+    (training and tests); ValueError (nothing written) for int8 weights without a constant zero point or a constant
+    shared by two nodes."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load(str(src))
+    inits = {i.name: i for i in m.graph.initializer}
+    done: set[str] = set()
+    n = 0
+    for node in m.graph.node:
+        if node.op_type != "DequantizeLinear" or node.input[0] not in inits:
+            continue
+        w = inits[node.input[0]]
+        if w.data_type != onnx.TensorProto.INT8:
+            continue
+        if len(node.input) < 3 or node.input[2] not in inits:
+            raise ValueError(f"{src}: {node.name}: int8 weights without a constant zero point")
+        zp = inits[node.input[2]]
+        if w.name in done or zp.name in done:
+            raise ValueError(f"{src}: {node.name}: a weight or zero point shared with another node")
+        done.update((w.name, zp.name))
+        w.CopyFrom(numpy_helper.from_array((numpy_helper.to_array(w).astype(np.int16) + 128).astype(np.uint8), w.name))
+        zp.CopyFrom(numpy_helper.from_array((numpy_helper.to_array(zp).astype(np.int16) + 128).astype(np.uint8),
+                                            zp.name))
+        n += 1
+    props = {p.key: p.value for p in m.metadata_props}
+    props[MARK] = "uint8"
+    onnx.helper.set_model_props(m, props)
+    onnx.save(m, str(dst or src))
+    return n
