@@ -57,6 +57,7 @@ def test_every_committed_int8_model_has_unsigned_weights_and_the_mark():
         assert dq, f.name
         assert not [n.name for n in dq if inits[n.input[0]] == onnx.TensorProto.INT8], f.name
         assert {p.key: p.value for p in m.metadata_props}.get(MARK) == "uint8", f.name
+        assert ortsession._marked(f), f.name  # and session() finds the mark in the file
 
 
 def test_unsigned_weights_keep_every_float_weight_and_the_models_outputs(tmp_path):
@@ -124,6 +125,7 @@ def test_a_signed_model_is_run_unfused_where_its_fusion_is_not_exact(tmp_path, m
     signed = tmp_path / "corner_reader.int8.onnx"
     signed_copy(MODELS / "corner_reader.int8.onnx", signed)
     x = np.random.default_rng(3).normal(0, 1, (8, 1, CORNER_H, CORNER_W)).astype(np.float32)
+    assert ortsession._marked(MODELS / "corner_reader.int8.onnx") and not ortsession._marked(signed)
     unfused = ort.InferenceSession(str(signed), session_options(1, fuse=False), providers=["CPUExecutionProvider"])
     want = unfused.run(None, {"crop": x})[0]
     for mode, exact in (("unfused", False), ("fused", True)):

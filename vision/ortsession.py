@@ -80,17 +80,25 @@ def session_options(threads: int | None = None, spin: bool = False, fuse: bool =
     return so
 
 
+def _marked(path: Path | str) -> bool:
+    """Whether the model file carries the mark ``unsigned_weights`` writes: its metadata entry as protobuf encodes it
+    (key, field 1; value, field 2), looked for in the file's bytes (the onnx package is no runtime dependency)."""
+    key, value = MARK.encode(), b"uint8"
+    entry = b"\x0a" + bytes([len(key)]) + key + b"\x12" + bytes([len(value)]) + value
+    try:
+        return entry in Path(path).read_bytes()
+    except OSError:
+        return False
+
+
 def session(path: Path | str, threads: int | None = None, spin: bool = False):
-    """A CPU InferenceSession of the model at ``path``: fused where that is exact: on a CPU that sums signed weights
-    exactly (``signed_fusion_exact``), or for a model marked as having unsigned weights (``MARK``, which
-    ``unsigned_weights`` writes into the model's metadata); else made again with the fusion off."""
+    """A CPU InferenceSession of the model at ``path``, made once: fused where that is exact (on a CPU that sums signed
+    weights exactly, ``signed_fusion_exact``, or for a model marked as having unsigned weights, ``MARK``), else with
+    the fusion off (a float model has nothing to fuse: the same session either way)."""
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(str(path), session_options(threads, spin), providers=["CPUExecutionProvider"])
-    if signed_fusion_exact() or sess.get_modelmeta().custom_metadata_map.get(MARK) == "uint8":
-        return sess
-    return ort.InferenceSession(str(path), session_options(threads, spin, fuse=False),
-                                providers=["CPUExecutionProvider"])
+    fuse = signed_fusion_exact() or _marked(path)
+    return ort.InferenceSession(str(path), session_options(threads, spin, fuse), providers=["CPUExecutionProvider"])
 
 
 def unsigned_weights(src: Path, dst: Path | None = None) -> int:
