@@ -274,3 +274,62 @@ def test_the_soup_refuses_readers_it_cannot_average_in_one_line_and_writes_nothi
     r = run("soup", str(a_file), A, B, "--deck", "standard52", "--data-seed", "61", t=120)
     assert_refused_cleanly(r.returncode, r.stdout, r.stderr)
     assert r.stderr.startswith("pirate-table: error: " + s + "dest: not a folder") and a_file.read_text() == "x"
+
+
+def test_finish_keep_bars_makes_a_candidate_beside_links_to_models_and_leaves_the_committed_reader(tmp_path):
+    """A keep rule's candidate (session 79): the committed standard52 reader souped with another of its depth, then
+    ``finish --keep-bars`` into a folder of links to models/: the links to the reader's own files are replaced by
+    files (the committed ones keep every byte), the committed report's bars, looks and far bars are kept, its
+    temperature and int8 are made again, the int8 weights are unsigned and marked, and the scanner reads the folder."""
+    import hashlib
+
+    from vision.ortsession import _marked
+    from vision.suited_reader import SuitedScanner
+
+    models = ROOT / "models"
+    mine = sorted(models.glob("standard52_reader.*"))
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in mine}
+    _reader_pt(tmp_path / "b.pt", "standard52", 3, 1.2)
+    run = recipe_cli("vision.suited_gpu")
+    r = run("soup", str(tmp_path / "soup"), str(models / "standard52_reader.pt"), str(tmp_path / "b.pt"),
+            "--deck", "standard52", "--data-seed", "61", t=300)
+    assert r.returncode == 0, r.stderr
+    cand = tmp_path / "cand"
+    cand.mkdir()
+    for p in models.iterdir():
+        (cand / p.name).symlink_to(p)
+    r = run("finish", str(tmp_path / "soup" / "standard52_gpu.pt"), "--out", str(cand), "--keep-bars",
+            "--threads", "1", "--workers", "1", "--calib-cards", "24", t=900)
+    assert r.returncode == 0, r.stderr
+    assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in mine} == before
+    for name in ("standard52_reader.int8.onnx", "standard52_reader.pt", "standard52_reader.json"):
+        assert (cand / name).is_file() and not (cand / name).is_symlink(), name
+    assert not (cand / "standard52_reader.onnx").exists() and (cand / "island54_reader.int8.onnx").is_symlink()
+    committed = json.loads((models / "standard52_reader.json").read_text())
+    rep = json.loads((cand / "standard52_reader.json").read_text())
+    for k in ("thresholds", "far_calibration", "recipe", "previous"):
+        assert rep[k] == committed[k], k
+    assert rep["kept_bars_recipe"]["soup"][0]["state"] == str(models / "standard52_reader.pt")
+    assert rep["kept_bars_recipe"]["data_seed"] == 61 and 0.3 <= rep["temperature"] <= 5.0
+    assert rep["int8_bytes"] == (cand / "standard52_reader.int8.onnx").stat().st_size
+    assert rep["calibration_views_int8"]["crops"] > 0 and rep["calibration_views_int8"] != \
+        committed["calibration_views_int8"]
+    assert _marked(cand / "standard52_reader.int8.onnx")
+    SuitedScanner("standard52", cand, threads=1)
+
+
+def test_finish_keep_bars_refuses_a_folder_without_a_report_in_one_line_and_writes_nothing(tmp_path):
+    _reader_pt(tmp_path / "a.pt", "standard52", 1, 1.0)
+    _reader_pt(tmp_path / "b.pt", "standard52", 2, 1.0)
+    run = recipe_cli("vision.suited_gpu")
+    r = run("soup", str(tmp_path / "soup"), str(tmp_path / "a.pt"), str(tmp_path / "b.pt"), "--deck", "standard52",
+            "--data-seed", "5", t=300)
+    assert r.returncode == 0, r.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "standard52_reader.json").write_text('{"temperature": 1.0}')  # a report with no bars
+    for out in (tmp_path / "none", empty):
+        r = run("finish", str(tmp_path / "soup" / "standard52_gpu.pt"), "--out", str(out), "--keep-bars", t=300)
+        assert_refused_cleanly(r.returncode, r.stdout, r.stderr, what=out)
+        assert "no reader report whose bars could be kept" in r.stderr, r.stderr
+    assert not (tmp_path / "none").exists() and [p.name for p in empty.iterdir()] == ["standard52_reader.json"]

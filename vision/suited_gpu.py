@@ -302,9 +302,19 @@ class StateError(ValueError):
 
 
 def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_cards: int = 1200,
-           calib_scenes: int = 240, calib_hands: int = 60) -> dict:
+           calib_scenes: int = 240, calib_hands: int = 60, keep_bars: bool = False) -> dict:
     """Here: temperature on the calibration split's views, ONNX, int8 and the scan's bars on calibration scenes (as
-    ``vision.suited_reader.main`` does) for a state dict made by ``train``: writes <out>/<deck>_reader.*."""
+    ``vision.suited_reader.main`` does) for a state dict made by ``train`` or ``soup``: writes <out>/<deck>_reader.*.
+
+    ``keep_bars``: a candidate for a keep rule that changes the reader alone. The bars, looks and far bars of the
+    report already in ``out`` are kept as they are (nothing is chosen on calibration scenes); its temperature,
+    calibration-view figures and int8 fields are made again, and the recipe goes under ``kept_bars_recipe``. A
+    candidate folder is every file of models/ linked into it (the scanners and judges read such a folder)::
+
+        mkdir CAND && ln -s "$PWD"/models/* CAND/
+
+    A link in ``out`` to one of the reader's files is removed before the file is written, never written through
+    (so a candidate folder's links to models/ leave the committed reader as it is)."""
     import warnings
 
     import torch
@@ -325,14 +335,37 @@ def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_car
         raise StateError(f"{state}: not a state dict and recipe written by train ({type(e).__name__})") from e
     net.eval()
     torch.set_num_threads(threads)
-    out.mkdir(parents=True, exist_ok=True)
+    old_report = out / f"{deck}_reader.json"
+    kept = None
+    if keep_bars:
+        try:
+            kept = json.loads(old_report.read_text())
+            if not isinstance(kept, dict) or not isinstance(kept.get("thresholds"), dict):
+                raise ValueError("no thresholds")
+        except (OSError, ValueError) as e:
+            raise StateError(f"{old_report}: no reader report whose bars could be kept ({type(e).__name__})") from e
     previous = None
     try:  # the reader this one replaces: its figures kept beside the new ones (without its reliability tables)
-        old = json.loads((out / f"{deck}_reader.json").read_text())
+        old = json.loads(old_report.read_text())
         previous = {k: ({x: y for x, y in v.items() if x != "reliability"} if isinstance(v, dict) else v)
                     for k, v in old.items() if k not in ("previous", "reliability_cards", "reliability_indices")}
     except (OSError, ValueError, AttributeError):
         pass
+    out.mkdir(parents=True, exist_ok=True)
+    for suffix in (".int8.onnx", ".pt", ".json", ".onnx"):  # replaced, never written through a link
+        f = out / f"{deck}_reader{suffix}"
+        if f.is_symlink():
+            f.unlink()
+    if kept is not None:
+        rep = kept
+        rep["kept_bars_recipe"] = rec
+        onnx_path = out / f"{deck}_reader.onnx"
+        cr.export(net, onnx_path)
+        Cq, _Rq, _Lq = gen_suited_crops(deck, 240, seed=seed, split="train", workers=workers, n_scenes=24)
+        calibrate_and_quantize(net, deck, onnx_path, out, Cq, rep, threads, workers, calib_cards)
+        onnx_path.unlink()
+        old_report.write_text(json.dumps(rep, indent=1, ensure_ascii=False) + "\n")
+        return rep
     onnx_path = out / f"{deck}_reader.onnx"
     cr.export(net, onnx_path)
     rep = {"deck": deck, "recipe": rec}
@@ -396,6 +429,8 @@ def main(argv=None) -> int:
     f.add_argument("--calib-cards", type=cli_int(12), default=1200, help="calibration-split cards for the temperature")
     f.add_argument("--calib-scenes", type=cli_int(1), default=240)
     f.add_argument("--calib-hands", type=cli_int(0), default=60)
+    f.add_argument("--keep-bars", action="store_true", help="keep the bars and looks of the report already in --out "
+                   "(a candidate folder for a keep rule on the reader alone): only the temperature and int8 are made")
     a = ap.parse_args(argv)
     if a.cmd == "pack":
         if Path(a.dest).exists() and not Path(a.dest).is_dir():
@@ -436,7 +471,8 @@ def main(argv=None) -> int:
         if out.exists() and not out.is_dir():
             f.error(f"argument --out: not a folder: {out}")
         try:
-            rep = finish(state, out, a.threads, a.workers, a.calib_cards, a.calib_scenes, a.calib_hands)
+            rep = finish(state, out, a.threads, a.workers, a.calib_cards, a.calib_scenes, a.calib_hands,
+                         a.keep_bars)
         except StateError as e:
             f.error(f"argument state: {e}")
         print(json.dumps({k: rep[k] for k in ("temperature", "calibration_views_int8", "thresholds",
