@@ -356,26 +356,18 @@ def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_car
         f = out / f"{deck}_reader{suffix}"
         if f.is_symlink():
             f.unlink()
-    if kept is not None:
-        rep = kept
-        rep["kept_bars_recipe"] = rec
-        onnx_path = out / f"{deck}_reader.onnx"
-        cr.export(net, onnx_path)
-        Cq, _Rq, _Lq = gen_suited_crops(deck, 240, seed=seed, split="train", workers=workers, n_scenes=24)
-        calibrate_and_quantize(net, deck, onnx_path, out, Cq, rep, threads, workers, calib_cards)
-        onnx_path.unlink()
-        old_report.write_text(json.dumps(rep, indent=1, ensure_ascii=False) + "\n")
-        return rep
     onnx_path = out / f"{deck}_reader.onnx"
     cr.export(net, onnx_path)
-    rep = {"deck": deck, "recipe": rec}
+    rep = {**kept, "kept_bars_recipe": rec} if kept is not None else {"deck": deck, "recipe": rec}
     # the int8 ranges: fresh train-split views of the run's data seed, made here
     Cq, _Rq, _Lq = gen_suited_crops(deck, 240, seed=seed, split="train", workers=workers, n_scenes=24)
     calibrate_and_quantize(net, deck, onnx_path, out, Cq, rep, threads, workers, calib_cards)
-    if previous is not None:
+    if previous is not None and kept is None:
         rep["previous"] = previous
     onnx_path.unlink()  # only the int8 reader and the state dict are kept (as in models/)
-    (out / f"{deck}_reader.json").write_text(json.dumps(rep, indent=1) + "\n")
+    old_report.write_text(json.dumps(rep, indent=1, ensure_ascii=False) + "\n")
+    if kept is not None:
+        return rep
     return set_thresholds(deck, out, rep, threads, calib_scenes, calib_hands)
 
 
