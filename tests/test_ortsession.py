@@ -149,3 +149,17 @@ def test_the_cpu_check_reads_the_flags_here():
     flags = ortsession.cpu_flags()
     if platform.machine() == "x86_64":
         assert flags is not None and "sse2" in flags
+
+
+def test_every_report_names_its_int8_models_size():
+    """A reader's report (models/<name>.json) says how many bytes its int8 model has: the file's size, the 36 bytes of
+    the unsigned-weights mark included (session 78 left the signed sizes in the reports; session 79 set them)."""
+    import json
+
+    checked = 0
+    for rep in sorted(MODELS.glob("*.json")):
+        data = json.loads(rep.read_text())
+        if isinstance(data, dict) and "int8_bytes" in data:
+            assert data["int8_bytes"] == rep.with_suffix(".int8.onnx").stat().st_size, rep.name
+            checked += 1
+    assert checked >= 4
