@@ -301,6 +301,10 @@ class StateError(ValueError):
     """A state dict or its recipe that ``finish`` cannot use."""
 
 
+class ReportError(ValueError):
+    """``finish --keep-bars``: no report with bars in the out folder."""
+
+
 def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_cards: int = 1200,
            calib_scenes: int = 240, calib_hands: int = 60, keep_bars: bool = False) -> dict:
     """Here: temperature on the calibration split's views, ONNX, int8 and the scan's bars on calibration scenes (as
@@ -336,21 +340,20 @@ def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_car
     net.eval()
     torch.set_num_threads(threads)
     old_report = out / f"{deck}_reader.json"
-    kept = None
-    if keep_bars:
-        try:
-            kept = json.loads(old_report.read_text())
-            if not isinstance(kept, dict) or not isinstance(kept.get("thresholds"), dict):
-                raise ValueError("no thresholds")
-        except (OSError, ValueError) as e:
-            raise StateError(f"{old_report}: no reader report whose bars could be kept ({type(e).__name__})") from e
-    previous = None
-    try:  # the reader this one replaces: its figures kept beside the new ones (without its reliability tables)
+    try:
         old = json.loads(old_report.read_text())
+    except (OSError, ValueError) as e:
+        old = e
+    kept = previous = None
+    if keep_bars:
+        if not isinstance(old, dict) or not isinstance(old.get("thresholds"), dict):
+            why = type(old).__name__ if isinstance(old, Exception) else "no thresholds"
+            raise ReportError(f"{old_report}: no reader report whose bars could be kept ({why})")
+        kept = old
+    elif isinstance(old, dict):  # the reader this one replaces: its figures kept beside the new ones (without its
+        # reliability tables)
         previous = {k: ({x: y for x, y in v.items() if x != "reliability"} if isinstance(v, dict) else v)
                     for k, v in old.items() if k not in ("previous", "reliability_cards", "reliability_indices")}
-    except (OSError, ValueError, AttributeError):
-        pass
     out.mkdir(parents=True, exist_ok=True)
     for suffix in (".int8.onnx", ".pt", ".json", ".onnx"):  # replaced, never written through a link
         f = out / f"{deck}_reader{suffix}"
@@ -362,7 +365,7 @@ def finish(state: Path, out: Path, threads: int = 2, workers: int = 2, calib_car
     # the int8 ranges: fresh train-split views of the run's data seed, made here
     Cq, _Rq, _Lq = gen_suited_crops(deck, 240, seed=seed, split="train", workers=workers, n_scenes=24)
     calibrate_and_quantize(net, deck, onnx_path, out, Cq, rep, threads, workers, calib_cards)
-    if previous is not None and kept is None:
+    if previous is not None:
         rep["previous"] = previous
     onnx_path.unlink()  # only the int8 reader and the state dict are kept (as in models/)
     old_report.write_text(json.dumps(rep, indent=1, ensure_ascii=False) + "\n")
@@ -467,6 +470,8 @@ def main(argv=None) -> int:
                          a.keep_bars)
         except StateError as e:
             f.error(f"argument state: {e}")
+        except ReportError as e:
+            f.error(f"argument --out: {e}")
         print(json.dumps({k: rep[k] for k in ("temperature", "calibration_views_int8", "thresholds",
                                               "calibration_scenes") if k in rep}))
         return 0
