@@ -68,6 +68,44 @@ def test_two_folders_read_the_same_scenes_and_the_train_photos_only(tmp_path):
     assert f"exact {a['exact']:5d}" in r.stdout and "edje train" in r.stdout
 
 
+def test_folders_with_one_detector_share_each_frames_detections_and_read_as_they_would_alone(tmp_path):
+    """A reader-only candidate (the same detector bytes: here a copy, not a link) is detected once per frame with the
+    committed folder; a folder with another detector file is detected apart; every folder's figures are those of its
+    own scanner scanning each frame by itself."""
+    import shutil
+
+    from vision.fonts import split_fonts
+    from vision.suited_judge import judge, plan
+    from vision.suited_reader import SuitedScanner, match_reads, score_rows
+    from vision.synth.suited import far_scene, make_deck_scene
+
+    cand, other = tmp_path / "cand", tmp_path / "other"
+    for d in (cand, other):
+        d.mkdir()
+        for f in MODELS.glob("standard52_*"):
+            if f.name != "standard52_reader.json":
+                (d / f.name).symlink_to(f)
+        rep = json.loads((MODELS / "standard52_reader.json").read_text())
+        rep["thresholds"]["scaled_look"] = d is cand  # the candidate reads otherwise
+        (d / "standard52_reader.json").write_text(json.dumps(rep))
+    shutil.copy(MODELS / "card_det_suited.int8.onnx", cand / "card_det_suited.int8.onnx")
+    shutil.copy(MODELS / "card_det_decks.int8.onnx", other / "card_det_suited.int8.onnx")  # another detector
+    dirs = [MODELS, cand, other]
+    res = judge(dirs, ["standard52"], 13_100_000, 4, 2, out=lambda *_a: None)
+    assert res["decks"]["standard52"]["detector_passes_per_frame"] == 2
+    fonts = split_fonts("calibration")
+    for section, scenes in plan(0, 13_100_000, 4, 2).items():
+        frames = []
+        for s, layout, is_far in scenes:
+            sc = make_deck_scene(s, "standard52", layout, fonts=fonts)
+            frames.append(far_scene(sc) if is_far else sc)
+        for d in dirs:
+            scanner = SuitedScanner("standard52", d)
+            st = score_rows([r for sc in frames for r in match_reads(sc, scanner.scan(sc.image))])
+            got = res["decks"]["standard52"][section]["by_folder"][str(d)]
+            assert got == {k: st[k] for k in got} and got["cards"] > 5
+
+
 @pytest.mark.parametrize("args,said", [
     (["--seed", "13100000", "--decks", "poker"], "--decks: unknown suited deck 'poker'"),
     (["--seed", "nan"], "argument --seed:"),

@@ -16,7 +16,9 @@ candidate folder may link the files it does not change to models/). Per deck k (
 - far: ``--far`` scenes of start, fan, trick and hand in turn from ``seed + 40,000 + 10,000 k``, each as a camera twice
   as far sees it (``far_scene``).
 
-Calibration font families only; every folder reads the very same frames. Printed per folder: cards, exact, wrong with
+Calibration font families only; every folder reads the very same frames, and folders whose detector file (its bytes)
+and detector passes are the same share each frame's detections (a reader-only candidate costs one detection per frame:
+``detector_passes_per_frame`` in the JSON). Printed per folder: cards, exact, wrong with
 confidence, unreadable, missed and false reads; with ``--real``, edje-pinochle's train photos through standard52's
 scanner (rank; found, right, wrong, unread, strict and resolved: a read naming another labelled box that holds it is
 that box's read). The test photos and bidly/ are never opened. The counts are small (a few mistakes in a thousand
@@ -54,7 +56,8 @@ def judge(dirs: list[Path], decks, seed: int, near: int, far: int, real: Path | 
     res: dict = {"seed": seed, "folders": [str(d) for d in dirs], "decks": {}}
     for deck in decks:
         scs = [SuitedScanner(deck, d, threads=threads) for d in dirs]
-        res["decks"][deck] = {}
+        keys = [sc.detect_key for sc in scs]  # folders with the same detector and passes: each frame detected once
+        res["decks"][deck] = {"detector_passes_per_frame": len(set(keys))}
         for section, scenes in plan(DECKS.index(deck), seed, near, far).items():
             if not scenes:
                 continue
@@ -64,8 +67,11 @@ def judge(dirs: list[Path], decks, seed: int, near: int, far: int, real: Path | 
                 sc = make_deck_scene(s, deck, layout, fonts=fonts)
                 if is_far:
                     sc = far_scene(sc)
+                found: dict = {}
                 for j, scanner in enumerate(scs):
-                    rows[j] += match_reads(sc, scanner.scan(sc.image))
+                    if keys[j] not in found:
+                        found[keys[j]] = scanner.detect(sc.image)
+                    rows[j] += match_reads(sc, scanner.scan(sc.image, found[keys[j]]))
             res["decks"][deck][section] = sec = {"scenes": len(scenes), "seeds": [scenes[0][0], scenes[-1][0]],
                                                  "by_folder": {}}
             for d, r in zip(dirs, rows):

@@ -1,0 +1,87 @@
+"""The scaled look (session 80): a lone corner index left unread (a hand held tight, a camera further away) is read
+again from its box shrunk and grown about its centre (``SuitedScanner._scaled_look``, SCALED_LOOK); the view surest
+to hold an upright index gives the reading only where it is surer of that than the first, the read keeps its box,
+and reads named already are never touched."""
+
+import json
+
+import numpy as np
+
+import vision.suited_reader as S
+from vision.fonts import split_fonts
+
+
+def _scaled(q: np.ndarray, g: float) -> np.ndarray:
+    """The box ``q`` scaled ``g`` times about its centre, written out here so that the test does not lean on the
+    helper the look uses (``vision.corner.scaled_about_centre``)."""
+    c = q.mean(0)
+    return ((q - c) * g + c).astype(np.float32)
+
+
+def test_scaled_look_reads_indices_framed_too_loose_or_too_tight_and_never_a_less_sure_view():
+    from companion.decks import get_deck
+    from vision.synth.suited import make_deck_scene
+
+    assert S.SCALED_LOOK and all(g > 0 for g in S.SCALED_LOOK)
+    sc = S.SuitedScanner("standard52")
+    d = get_deck("standard52")
+    fixed = wrong = tried = changed = 0
+    for seed in range(3):
+        s = make_deck_scene(5_100_000 + seed, "standard52", "fan", fonts=split_fonts("calibration"))
+        for c in s.cards:
+            for q, vis in zip(c.index_quads, c.index_visible):
+                if vis < 0.95:
+                    continue
+                for off in (0.7, 1.45):  # the detector's box too tight on the printed index, or too loose
+                    box = _scaled(np.asarray(q, np.float32), off)
+                    p, pn = sc.reader.read(s.image, [S.index_view(box)])
+                    rd = sc._read("index", box, p[0] / p[0].sum())
+                    reads, none = [rd], [float(pn[0])]
+                    sc._scaled_look(s.image, reads, none)
+                    new = reads[0]
+                    tried += 1
+                    if rd.code is not None:
+                        assert new is rd and none[0] == float(pn[0])  # a named read is left as it was
+                        continue
+                    if new is rd:
+                        assert none[0] == float(pn[0])
+                        continue
+                    changed += 1
+                    assert np.array_equal(new.corners, box)  # the read keeps its box
+                    assert none[0] < float(pn[0])  # never a view less sure to hold an upright index
+                    assert abs(float(new.probs.sum()) - 1.0) < 1e-4
+                    if new.code is not None:
+                        if d.notation(new.card()) == c.card:
+                            fixed += 1
+                        else:
+                            wrong += 1
+    assert tried >= 16 and changed >= 4 and fixed >= 2 and wrong == 0
+
+
+def test_scaled_look_is_on_only_where_the_readers_report_says_so():
+    for deck in S.DECKS:
+        th = json.loads((S.MODELS / f"{deck}_reader.json").read_text())["thresholds"]
+        assert S.SuitedScanner(deck).scaled_look is bool(th.get("scaled_look", False))
+
+
+def test_scaled_look_for_a_taught_deck_only_where_the_report_says_so_apart(tmp_path):
+    from vision.suited_reader import SuitedScanner
+
+    class Profile:  # the scanner only keeps it; nothing is read in this test
+        pass
+
+    for f in S.MODELS.iterdir():
+        if f.is_file():
+            (tmp_path / f.name).symlink_to(f)
+    rep_path = tmp_path / "island54_reader.json"
+    rep = json.loads((S.MODELS / "island54_reader.json").read_text())
+    rep_path.unlink()
+    for on, taught, expect_own, expect_taught in ((True, None, True, False), (True, True, True, True),
+                                                  (False, True, False, False)):
+        rep["thresholds"]["scaled_look"] = on
+        rep["thresholds"].pop("taught_scaled_look", None)
+        if taught is not None:
+            rep["thresholds"]["taught_scaled_look"] = taught
+        rep_path.write_text(json.dumps(rep))
+        assert SuitedScanner("island54", tmp_path).scaled_look is expect_own
+        assert SuitedScanner("island54", tmp_path, profile=Profile()).scaled_look is expect_taught
