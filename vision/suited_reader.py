@@ -84,7 +84,8 @@ TURNED_LOOK = (-45, -30, -15, 15, 30, 45)  # the turned look: an unsure lone ind
 # +-15, 30, 45: 276 / 295; +-10, 20, 30: 276 / 294; +-20, 40: 272 / 295; the bars unchanged, 0 / 2 wrong throughout)
 SCALED_LOOK = (0.85, 1.2)  # the scaled look: a lone index left unread after the turned look is read again from its
 # box shrunk and grown about its centre by these; the view surest to hold an upright index gives the reading where it is
-# surer of that than the first (``scaled_look`` in the reader's report; session 80). Chosen on used calibration seeds
+# surer of that than the first (``scaled_look`` in the reader's report; session 80: off for both decks, withdrawn on
+# what was held out, see the model card). Chosen on used calibration seeds
 # (200 far scenes per deck from 14,340,000 / 14,450,000 and 200 near from 14,300,000 / 14,410,000), exact / wrong:
 # standard52 far none 688 / 1, views mixed with the first (as FAN_VIEWS) 0.9, 1.15 on every lone read under 0.999
 # 651 / 0, only on unread ones 693 / 1, the surest view (0.85, 1.2) 725 / 2, (0.8, 0.9, 1.15, 1.3) 722 / 4; near none
@@ -1283,9 +1284,9 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     st = ink if th["frame_ink"] else st
     # not written here: the far bars and ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
     # judged on far scenes for the reader they were chosen beside, and ``suit_look`` (session 72, judged by its own
-    # rule beside the reader it was kept with) with ``taught_suit_look`` (session 73), ``scaled_look`` (session 80), ``long_box`` (session 73,
-    # off) and ``long_box_weak_edge`` (session 74, judged beside this reader's bars); a reader trained again goes
-    # without them until they are judged again
+    # rule beside the reader it was kept with) with ``taught_suit_look`` (session 73), ``scaled_look`` (session 80,
+    # off), ``long_box`` (session 73, off) and ``long_box_weak_edge`` (session 74, judged beside this reader's bars); a
+    # reader trained again goes without them until they are judged again
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
                              "index, and the rank alone of each: its probability summed over the suits); the "
