@@ -78,3 +78,66 @@ def test_scaled_look_for_a_taught_deck_only_where_the_report_says_so_apart(tmp_p
         rep_path.write_text(json.dumps(rep))
         assert SuitedScanner("island54", tmp_path).scaled_look is expect_own
         assert SuitedScanner("island54", tmp_path, profile=Profile()).scaled_look is expect_taught
+
+
+def test_scaled_look_with_agreement_or_its_own_bar_takes_only_what_the_plain_look_takes():
+    """``scaled_look_same_card`` / ``scaled_look_same_rank`` (session 81): a scaled view is taken only where it names
+    the card the first view leaned to, or that rank (summed over the suits); ``scaled_index``: only where it names a
+    card at that bar. What any of them takes the plain look takes too."""
+    from vision.synth.suited import make_deck_scene
+
+    sc = S.SuitedScanner("standard52")
+    ns = len(sc.codes.suits)
+    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=split_fonts("calibration")) for k in range(3)]
+    boxes = [(s, _scaled(np.asarray(q, np.float32), off)) for s in scenes for c in s.cards
+             for q, vis in zip(c.index_quads, c.index_visible) if vis >= 0.95 for off in (0.7, 1.45)]
+    taken: dict = {}
+    for mode in (None, "card", "rank", "bar"):
+        sc.scaled_same_card, sc.scaled_same_rank = mode == "card", mode == "rank"
+        sc.scaled_bar = 0.998 if mode == "bar" else None
+        taken[mode] = set()
+        for j, (s, box) in enumerate(boxes):
+            p, pn = sc.reader.read(s.image, [S.index_view(box)])
+            rd = sc._read("index", box, p[0] / p[0].sum())
+            reads, none = [rd], [float(pn[0])]
+            sc._scaled_look(s.image, reads, none)
+            if reads[0] is rd:
+                continue
+            taken[mode].add(j)
+            if mode == "card":
+                assert int(reads[0].probs.argmax()) == int(rd.probs.argmax())
+            if mode == "rank":
+                assert int(reads[0].probs.reshape(-1, ns).sum(1).argmax()) == int(rd.probs.reshape(-1, ns).sum(1).argmax())
+            if mode == "bar":
+                assert reads[0].code is not None and reads[0].confidence >= 0.998
+    assert taken["card"] <= taken[None] and taken["rank"] <= taken[None] and taken["bar"] <= taken[None]
+    assert taken["card"] and len(taken[None]) >= 4
+
+
+def test_scaled_look_agreement_and_bar_are_read_from_the_readers_report(tmp_path):
+    import pytest
+
+    for f in S.MODELS.iterdir():
+        if f.is_file():
+            (tmp_path / f.name).symlink_to(f)
+    rep_path = tmp_path / "standard52_reader.json"
+    rep = json.loads((S.MODELS / "standard52_reader.json").read_text())
+    rep_path.unlink()
+    for card, rank in ((True, False), (False, True), (False, False)):
+        rep["thresholds"]["scaled_look_same_card"] = card
+        rep["thresholds"]["scaled_look_same_rank"] = rank
+        rep_path.write_text(json.dumps(rep))
+        sc = S.SuitedScanner("standard52", tmp_path)
+        assert (sc.scaled_same_card, sc.scaled_same_rank) == (card, rank)
+    rep["thresholds"]["scaled_index"] = 0.998
+    rep_path.write_text(json.dumps(rep))
+    assert S.SuitedScanner("standard52", tmp_path).scaled_bar == 0.998
+    for bad in (True, 1.5, "0.998"):  # a bar is a number from 0 to 1.01: anything else is refused, not used
+        rep["thresholds"]["scaled_index"] = bad
+        rep_path.write_text(json.dumps(rep))
+        with pytest.raises(ValueError, match="scaled_index"):
+            S.SuitedScanner("standard52", tmp_path)
+    base = S.SuitedScanner("standard52")
+    th = json.loads((S.MODELS / "standard52_reader.json").read_text())["thresholds"]
+    assert base.scaled_same_card is bool(th.get("scaled_look_same_card", False))
+    assert base.scaled_bar == th.get("scaled_index")

@@ -90,7 +90,13 @@ SCALED_LOOK = (0.85, 1.2)  # the scaled look: a lone index left unread after the
 # standard52 far none 688 / 1, views mixed with the first (as FAN_VIEWS) 0.9, 1.15 on every lone read under 0.999
 # 651 / 0, only on unread ones 693 / 1, the surest view (0.85, 1.2) 725 / 2, (0.8, 0.9, 1.15, 1.3) 722 / 4; near none
 # 1,002 / 2, mixed 976 / 2, the surest (0.85, 1.2) 1,018 / 3; island54 far none 875 / 3, (0.85, 1.2) 894 / 4, four
-# views 902 / 4; near none 1,113 / 2, (0.85, 1.2) 1,128 / 2, four views 1,130 / 2
+# views 902 / 4; near none 1,113 / 2, (0.85, 1.2) 1,128 / 2, four views 1,130 / 2.
+# Session 81, the same seeds (this machine's committed figures: standard52 near 999 / 2, far 680 / 1; island54 near
+# 1,116 / 2, far 868 / 2): the plain look standard52 1,017 / 3, 714 / 2, island54 1,130 / 3, 891 / 3; a scaled view
+# taken only where it names the card the first view leaned to (``scaled_look_same_card``), or its rank
+# (``scaled_look_same_rank``): the same within 2 cards and the same mistakes (the look's mistakes agree with the first
+# view); a bar of the scaled views' own (``scaled_index``) 0.998: standard52 1,011 / 2, 697 / 1, island54 1,120 / 2,
+# 874 / 2; 0.999: 1,009 / 2, 691 / 1, 1,118 / 2, 872 / 2; 0.9995: 1,008 / 2, 688 / 1, 1,118 / 2, 869 / 2
 INK_MODES = ("print", "jitter", "other_suit", "grey")
 INK_SHARES = (0.55, 0.20, 0.15, 0.10)
 
@@ -646,6 +652,16 @@ class SuitedScanner:
         # (``taught_scaled_look``: judged on the deck's own faces)
         self.scaled_look = bool(self.reader.thresholds.get("scaled_look", False)) and (
             profile is None or bool(self.reader.thresholds.get("taught_scaled_look", False)))
+        # ... and whether a scaled view is taken only where it agrees with the first view's leaning (session 81:
+        # ``scaled_look_same_card`` / ``scaled_look_same_rank``; neither: the surest view is taken as it reads)
+        self.scaled_same_card = bool(self.reader.thresholds.get("scaled_look_same_card", False))
+        self.scaled_same_rank = bool(self.reader.thresholds.get("scaled_look_same_rank", False))
+        # ... and a bar of its own (``scaled_index``, session 81): a scaled view is taken only where it names a card
+        # at this bar or over (and at the index bar); absent: the index bar alone, and a rank named alone counts
+        self.scaled_bar = self.reader.thresholds.get("scaled_index")
+        if isinstance(self.scaled_bar, bool):
+            raise ValueError(f"{deck}_reader.json: threshold 'scaled_index' must be a number from 0 to 1.01, not "
+                             f"{str(self.scaled_bar).lower()}")
         # the frame's own inks (vision.suited_ink), where the reader's report says so (island54 since session 64)
         self.frame_ink = bool(self.reader.thresholds.get("frame_ink", False))
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
@@ -804,11 +820,23 @@ class SuitedScanner:
         views = [index_view(cr.scaled_about_centre(np.asarray(lone_reads[n].corners, np.float32), g))
                  for n in todo for g in SCALED_LOOK]
         probs, p_none = self.reader.read(bgr, views)
+        ns = len(self.codes.suits)
         for j, n in enumerate(todo):
             i = m * j + int(np.argmin(p_none[m * j: m * j + m]))
-            if p_none[i] < lone_none[n]:
-                lone_reads[n] = self._read("index", lone_reads[n].corners, probs[i] / probs[i].sum())
-                lone_none[n] = float(p_none[i])
+            if p_none[i] >= lone_none[n]:
+                continue
+            p = probs[i] / probs[i].sum()
+            first = lone_reads[n].probs
+            if self.scaled_same_card and int(p.argmax()) != int(first.argmax()):
+                continue  # the scaled view names another card than the first view leaned to: left as it was
+            if self.scaled_same_rank and int(p.reshape(-1, ns).sum(1).argmax()) != int(
+                    first.reshape(-1, ns).sum(1).argmax()):
+                continue  # ... another rank (summed over the suits)
+            rd = self._read("index", lone_reads[n].corners, p)
+            if self.scaled_bar is not None and (rd.code is None or rd.confidence < self.scaled_bar):
+                continue  # not sure enough by the scaled views' own bar: left as it was
+            lone_reads[n] = rd
+            lone_none[n] = float(p_none[i])
 
     def _frame_ink(self, bgr, reads: list) -> list:
         """Reads not sure of their card: their posterior times ``vision.suited_ink.suit_weights`` (this frame's
