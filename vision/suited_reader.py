@@ -96,7 +96,9 @@ SCALED_LOOK = (0.85, 1.2)  # the scaled look: a lone index left unread after the
 # taken only where it names the card the first view leaned to (``scaled_look_same_card``), or its rank
 # (``scaled_look_same_rank``): the same within 2 cards and the same mistakes (the look's mistakes agree with the first
 # view); a bar of the scaled views' own (``scaled_index``) 0.998: standard52 1,011 / 2, 697 / 1, island54 1,120 / 2,
-# 874 / 2; 0.999: 1,009 / 2, 691 / 1, 1,118 / 2, 872 / 2; 0.9995: 1,008 / 2, 688 / 1, 1,118 / 2, 869 / 2
+# 874 / 2; 0.999: 1,009 / 2, 691 / 1, 1,118 / 2, 872 / 2; 0.9995: 1,008 / 2, 688 / 1, 1,118 / 2, 869 / 2. The bar 0.998
+# passed rule M's fresh calibration scenes for both decks and was withdrawn on what was held out (model card,
+# session 81)
 INK_MODES = ("print", "jitter", "other_suit", "grey")
 INK_SHARES = (0.55, 0.20, 0.15, 0.10)
 
