@@ -141,3 +141,56 @@ def test_scaled_look_agreement_and_bar_are_read_from_the_readers_report(tmp_path
     th = json.loads((S.MODELS / "standard52_reader.json").read_text())["thresholds"]
     assert base.scaled_same_card is bool(th.get("scaled_look_same_card", False))
     assert base.scaled_bar == th.get("scaled_index")
+
+
+def test_scaled_look_grow_only_reads_each_unread_index_from_its_grown_box_alone(tmp_path):
+    """``scaled_look_grow_only`` (session 82): the look reads an unread lone index from its grown box only (on used
+    calibration seeds the shrunk view, which cuts into the index, made most of the look's mistakes). Read from the
+    reader's report; the views the reader is handed are the grown boxes, one per unread index, and nothing else."""
+    from vision.synth.suited import make_deck_scene
+
+    for f in S.MODELS.iterdir():
+        if f.is_file():
+            (tmp_path / f.name).symlink_to(f)
+    rep_path = tmp_path / "standard52_reader.json"
+    rep = json.loads((S.MODELS / "standard52_reader.json").read_text())
+    rep_path.unlink()
+    rep["thresholds"]["scaled_look_grow_only"] = False
+    rep_path.write_text(json.dumps(rep))
+    assert S.SuitedScanner("standard52", tmp_path).scaled_views == S.SCALED_LOOK
+    rep["thresholds"]["scaled_look_grow_only"] = True
+    rep_path.write_text(json.dumps(rep))
+    sc = S.SuitedScanner("standard52", tmp_path)
+    grown = tuple(g for g in S.SCALED_LOOK if g > 1)
+    assert grown and sc.scaled_views == grown and len(grown) < len(S.SCALED_LOOK)
+
+    real_read, handed = sc.reader.read, []
+
+    def recording_read(bgr, views):  # the real reader, its views written down
+        handed.append([np.asarray(v, np.float32) for v in views])
+        return real_read(bgr, views)
+
+    sc.reader.read = recording_read
+    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=split_fonts("calibration")) for k in range(2)]
+    unread = 0
+    for s in scenes:
+        for c in s.cards:
+            for q, vis in zip(c.index_quads, c.index_visible):
+                if vis < 0.95:
+                    continue
+                box = _scaled(np.asarray(q, np.float32), 1.45)  # framed too loose
+                p, pn = real_read(s.image, [S.index_view(box)])
+                rd = sc._read("index", box, p[0] / p[0].sum())
+                reads, none = [rd], [float(pn[0])]
+                handed.clear()
+                sc._scaled_look(s.image, reads, none)
+                if rd.code is not None:
+                    assert not handed and reads[0] is rd  # a named read is not looked at again
+                    continue
+                unread += 1
+                assert len(handed) == 1 and len(handed[0]) == len(grown)
+                for view, g in zip(handed[0], grown):
+                    assert np.allclose(view, S.index_view(_scaled(box, g)), atol=1e-3)
+                if reads[0] is not rd:  # taken: it keeps its box, and its view was surer
+                    assert np.array_equal(reads[0].corners, box) and none[0] < float(pn[0])
+    assert unread >= 2

@@ -661,6 +661,10 @@ class SuitedScanner:
         # ... and a bar of its own (``scaled_index``, session 81): a scaled view is taken only where it names a card
         # at this bar or over (and at the index bar); absent: the index bar alone, and a rank named alone counts
         self.scaled_bar = self.reader.thresholds.get("scaled_index")
+        # ... and which views it reads (``scaled_look_grow_only``, session 82: the grown view alone; on used calibration
+        # seeds the shrunk view, which cuts into the index, made most of the look's mistakes)
+        self.scaled_views = tuple(g for g in SCALED_LOOK if g > 1) if bool(
+            self.reader.thresholds.get("scaled_look_grow_only", False)) else SCALED_LOOK
         if isinstance(self.scaled_bar, bool):
             raise ValueError(f"{deck}_reader.json: threshold 'scaled_index' must be a number from 0 to 1.01, not "
                              f"{str(self.scaled_bar).lower()}")
@@ -812,15 +816,16 @@ class SuitedScanner:
     def _scaled_look(self, bgr, lone_reads, lone_none) -> None:
         """Lone indices left unread (after the turned look): the detector's box on a small index (a hand held tight, a
         camera further away) may frame it too tight or too loose. Each is read again from its box scaled about its
-        centre by SCALED_LOOK; the view surest to hold an upright index gives the reading where it is surer of that
-        than the first (``lone_none``: the first views' P(no index)). The read keeps its box: the look changes what
-        is read, not where the index lies. Reads named already are left as they are."""
+        centre by SCALED_LOOK (``scaled_views``: the grown view alone with ``scaled_look_grow_only``); the view surest
+        to hold an upright index gives the reading where it is surer of that than the first (``lone_none``: the first
+        views' P(no index)). The read keeps its box: the look changes what is read, not where the index lies. Reads
+        named already are left as they are."""
         todo = [n for n, rd in enumerate(lone_reads) if rd.code is None]
         if not todo:
             return
-        m = len(SCALED_LOOK)
+        m = len(self.scaled_views)
         views = [index_view(cr.scaled_about_centre(np.asarray(lone_reads[n].corners, np.float32), g))
-                 for n in todo for g in SCALED_LOOK]
+                 for n in todo for g in self.scaled_views]
         probs, p_none = self.reader.read(bgr, views)
         ns = len(self.codes.suits)
         for j, n in enumerate(todo):
