@@ -98,7 +98,8 @@ SCALED_LOOK = (0.85, 1.2)  # the scaled look: a lone index left unread after the
 # view); a bar of the scaled views' own (``scaled_index``) 0.998: standard52 1,011 / 2, 697 / 1, island54 1,120 / 2,
 # 874 / 2; 0.999: 1,009 / 2, 691 / 1, 1,118 / 2, 872 / 2; 0.9995: 1,008 / 2, 688 / 1, 1,118 / 2, 869 / 2. The bar 0.998
 # passed rule M's fresh calibration scenes for both decks and was withdrawn on what was held out (model card,
-# session 81)
+# session 81). One view at a time (session 82, the same seeds): 0.85 alone 1,006 / 2, 692 / 2, 1,122 / 3, 876 / 4;
+# 1.2 alone (``scaled_look_grow_only``) 1,013 / 3, 704 / 1, 1,127 / 2, 887 / 2; not kept by rule N on fresh scenes
 INK_MODES = ("print", "jitter", "other_suit", "grey")
 INK_SHARES = (0.55, 0.20, 0.15, 0.10)
 
