@@ -18,6 +18,18 @@ def _scaled(q: np.ndarray, g: float) -> np.ndarray:
     return ((q - c) * g + c).astype(np.float32)
 
 
+def _linked_models(tmp_path, deck: str):
+    """``tmp_path`` holding the committed models as links, but the deck's reader report as a copy to edit: returns
+    the report and its path (written by the caller before each scanner is made)."""
+    for f in S.MODELS.iterdir():
+        if f.is_file():
+            (tmp_path / f.name).symlink_to(f)
+    rep_path = tmp_path / f"{deck}_reader.json"
+    rep = json.loads((S.MODELS / f"{deck}_reader.json").read_text())
+    rep_path.unlink()
+    return rep, rep_path
+
+
 def test_scaled_look_reads_indices_framed_too_loose_or_too_tight_and_never_a_less_sure_view():
     from companion.decks import get_deck
     from vision.synth.suited import make_deck_scene
@@ -63,12 +75,7 @@ def test_scaled_look_for_a_taught_deck_only_where_the_report_says_so_apart(tmp_p
     class Profile:  # the scanner only keeps it; nothing is read in this test
         pass
 
-    for f in S.MODELS.iterdir():
-        if f.is_file():
-            (tmp_path / f.name).symlink_to(f)
-    rep_path = tmp_path / "island54_reader.json"
-    rep = json.loads((S.MODELS / "island54_reader.json").read_text())
-    rep_path.unlink()
+    rep, rep_path = _linked_models(tmp_path, "island54")
     for on, taught, expect_own, expect_taught in ((True, None, True, False), (True, True, True, True),
                                                   (False, True, False, False)):
         rep["thresholds"]["scaled_look"] = on
@@ -117,12 +124,7 @@ def test_scaled_look_with_agreement_or_its_own_bar_takes_only_what_the_plain_loo
 def test_scaled_look_agreement_and_bar_are_read_from_the_readers_report(tmp_path):
     import pytest
 
-    for f in S.MODELS.iterdir():
-        if f.is_file():
-            (tmp_path / f.name).symlink_to(f)
-    rep_path = tmp_path / "standard52_reader.json"
-    rep = json.loads((S.MODELS / "standard52_reader.json").read_text())
-    rep_path.unlink()
+    rep, rep_path = _linked_models(tmp_path, "standard52")
     for card, rank in ((True, False), (False, True), (False, False)):
         rep["thresholds"]["scaled_look_same_card"] = card
         rep["thresholds"]["scaled_look_same_rank"] = rank
@@ -149,12 +151,7 @@ def test_scaled_look_grow_only_reads_each_unread_index_from_its_grown_box_alone(
     reader's report; the views the reader is handed are the grown boxes, one per unread index, and nothing else."""
     from vision.synth.suited import make_deck_scene
 
-    for f in S.MODELS.iterdir():
-        if f.is_file():
-            (tmp_path / f.name).symlink_to(f)
-    rep_path = tmp_path / "standard52_reader.json"
-    rep = json.loads((S.MODELS / "standard52_reader.json").read_text())
-    rep_path.unlink()
+    rep, rep_path = _linked_models(tmp_path, "standard52")
     rep["thresholds"]["scaled_look_grow_only"] = False
     rep_path.write_text(json.dumps(rep))
     assert S.SuitedScanner("standard52", tmp_path).scaled_views == S.SCALED_LOOK
