@@ -662,13 +662,13 @@ class SuitedScanner:
         # ... and a bar of its own (``scaled_index``, session 81): a scaled view is taken only where it names a card
         # at this bar or over (and at the index bar); absent: the index bar alone, and a rank named alone counts
         self.scaled_bar = self.reader.thresholds.get("scaled_index")
-        # ... and which views it reads (``scaled_look_grow_only``, session 82: the grown view alone; on used calibration
-        # seeds the shrunk view, which cuts into the index, made most of the look's mistakes)
-        self.scaled_views = tuple(g for g in SCALED_LOOK if g > 1) if bool(
-            self.reader.thresholds.get("scaled_look_grow_only", False)) else SCALED_LOOK
         if isinstance(self.scaled_bar, bool):
             raise ValueError(f"{deck}_reader.json: threshold 'scaled_index' must be a number from 0 to 1.01, not "
                              f"{str(self.scaled_bar).lower()}")
+        # ... and which views it reads (``scaled_look_grow_only``, session 82: the grown view alone; on used calibration
+        # seeds the shrunk view, which cuts into the index, made most of the look's mistakes; not kept on fresh ones)
+        self.scaled_views = tuple(g for g in SCALED_LOOK if g > 1) if bool(
+            self.reader.thresholds.get("scaled_look_grow_only", False)) else SCALED_LOOK
         # the frame's own inks (vision.suited_ink), where the reader's report says so (island54 since session 64)
         self.frame_ink = bool(self.reader.thresholds.get("frame_ink", False))
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
