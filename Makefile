@@ -33,8 +33,11 @@ venv: $(RUN_STAMP)
 run: system-deps-run $(RUN_STAMP)
 	$(VENV)/bin/pirate-table app
 
+# Two workers (pytest-xdist) for everything but the real-time serial tests, which then run alone (marker `alone`).
+XVFB := KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24"
 test: system-deps-test $(TEST_STAMP)
-	KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24" $(PY) -m pytest --durations=30
+	$(XVFB) $(PY) -m pytest -n 2 -m "not alone" --durations=30
+	$(XVFB) $(PY) -m pytest -m alone --durations=5
 
 # The camera's models, trained here from the project's own data (fonts from Debian packages: the train set).
 train: system-deps-train $(TEST_STAMP)

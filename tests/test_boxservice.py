@@ -3,7 +3,13 @@
 import queue
 import time
 
+import pytest
+
 from companion.ui.boxservice import BoxService
+
+# real-time serial timing (simavr on a pty, the soft box's clock sync): run alone, after the rest of the suite
+# (`make test`: `-m alone`), so that a worker busy beside them cannot starve them
+pytestmark = pytest.mark.alone
 
 
 def test_seat_assignment_timeout_reaches_the_callback_with_its_message():

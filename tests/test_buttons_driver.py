@@ -17,6 +17,10 @@ from hardware.clocksync import ClockSync
 from hardware.driver import BoxError, ButtonBox, find_box_ports
 from hardware.softbox import SoftBox
 
+# real-time serial timing (simavr on a pty, the soft box's clock sync): run alone, after the rest of the suite
+# (`make test`: `-m alone`), so that a worker busy beside them cannot starve them
+pytestmark = pytest.mark.alone
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -14,6 +14,10 @@ from hardware import simbox
 from hardware.driver import ButtonBox
 from hardware.simbox import CYCLES_PER_TICK, CYCLES_PER_US, SimBox
 
+# real-time serial timing (simavr on a pty, the soft box's clock sync): run alone, after the rest of the suite
+# (`make test`: `-m alone`), so that a worker busy beside them cannot starve them
+pytestmark = pytest.mark.alone
+
 US = CYCLES_PER_US
 
 
