@@ -22,6 +22,10 @@ with the fusion switched off. Every committed ``*.int8.onnx`` has unsigned weigh
 is run with the fusion switched off (``session.disable_quant_qdq``: each layer DequantizeLinear -> float Conv ->
 QuantizeLinear, what the int8 model means, at about twice the time) on an x86-64 CPU without VNNI;
 ``PIRATE_TABLE_INT8=fused`` or ``=unfused`` says by hand whether this CPU sums signed weights exactly.
+
+Pool threads spin only while a run lasts (``session_options``). ``PIRATE_TABLE_ORT_SPIN=off`` stops them spinning at all:
+for a machine shared with other busy processes, where a spinning thread takes a core another process wants (the test
+suite's two workers: the camera tests took 55 s spinning, 49 s not, the same readings).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 
 ENV = "PIRATE_TABLE_INT8"
+SPIN_ENV = "PIRATE_TABLE_ORT_SPIN"  # "run" (the default) or "off"
 MARK = "pirate_table.int8_weights"  # metadata of a model whose int8 weights are unsigned: "uint8"
 _VNNI = ("avx512_vnni", "avx_vnni", "amx_int8")
 
@@ -65,16 +70,32 @@ def signed_fusion_exact() -> bool:
 
 def session_options(threads: int | None = None, spin: bool = False, fuse: bool = True):
     """SessionOptions for a CPU session: ``threads`` intra-op threads (None: onnxruntime's default) and one inter-op
-    thread, no spinning unless ``spin`` (idle pool threads that spin take the cores from the work that follows: the
-    detector, then the edge snapping, then the readers), and the QDQ fusion off unless ``fuse``."""
+    thread, and the QDQ fusion off unless ``fuse``.
+
+    The pool threads spin while a ``run`` is in progress (a thread waiting between two parallel parts of the network
+    picks the next one up at once instead of being woken) and stop the moment it returns
+    (``session.force_spinning_stop``): pool threads left spinning after a run take the cores from the work that
+    follows (the edge snapping, the next network). Measured 2026-12-05 (session 84) on this 2-core machine, 12
+    frames of 8 cards x 3, the same readings to the last digit: standard52's scan 63.4 -> 54.9 ms, island54's
+    59.4 -> 53.4, the Pirate's Bluff scanner 52.5 -> 46.1; no spinning at all was the setting before; spinning left
+    on after each run made the suited scan 92 ms. ``spin``: leave the threads spinning between runs too
+    (onnxruntime's default; for loops that do nothing but call ``run``). ``PIRATE_TABLE_ORT_SPIN=off`` (``SPIN_ENV``):
+    no spinning whatever ``spin`` says; any value but ``run`` or ``off`` is refused (PirateTableError)."""
     import onnxruntime as ort
 
+    from companion.errors import PirateTableError
+
+    mode = os.environ.get(SPIN_ENV) or "run"  # set but empty: the default
+    if mode not in ("run", "off"):
+        raise PirateTableError(f"{SPIN_ENV}: {mode[:40]!r} is neither 'run' nor 'off'")
     so = ort.SessionOptions()
     if threads is not None:
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
-    if not spin:
+    if mode == "off":
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    elif not spin:
+        so.add_session_config_entry("session.force_spinning_stop", "1")
     if not fuse:
         so.add_session_config_entry("session.disable_quant_qdq", "1")
     return so
