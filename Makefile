@@ -34,11 +34,13 @@ run: system-deps-run $(RUN_STAMP)
 	$(VENV)/bin/pirate-table app
 
 # Two workers (pytest-xdist) for everything but the real-time serial tests, which then run alone (marker `alone`).
+# A test file goes whole to one worker (`--dist loadfile`): the UI tests of a file drive one app in order, and a
+# test sent to the other worker found no session there (tests/test_ui_app.py failed or skipped that way).
 # The two workers share the cores, so onnxruntime's pool threads do not spin there (vision/ortsession.py: the same
 # readings; the camera tests 49 s instead of 55).
 XVFB := KIVY_NO_ARGS=1 xvfb-run -a -s "-screen 0 1280x800x24"
 test: system-deps-test $(TEST_STAMP)
-	PIRATE_TABLE_ORT_SPIN=off $(XVFB) $(PY) -m pytest -n 2 -m "not alone" --durations=30
+	PIRATE_TABLE_ORT_SPIN=off $(XVFB) $(PY) -m pytest -n 2 --dist loadfile -rs -m "not alone" --durations=30
 	$(XVFB) $(PY) -m pytest -m alone --durations=5
 
 # The camera's models, trained here from the project's own data (fonts from Debian packages: the train set).
