@@ -104,6 +104,8 @@ def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layo
 @given(seed=st.integers(0, 10**6), deck=st.sampled_from(DECKS))
 @example(seed=2532, deck="island54")  # found in CI: a lower card's index label at 0.896 (SHOWN)
 @example(seed=46612, deck="standard52")  # found in CI: a hand with two "10"s; its 6 lies 3.05 of its own index widths on
+@example(seed=884, deck="standard52")  # found in CI (session 84): big "10" indices on narrow cards, 0.478 of each shows
+@example(seed=1633, deck="standard52")  # the most that shows of 13,500 standard52 hands (seeds 0-13,499): 0.523
 def test_a_hand_held_tight_shows_each_card_by_its_index_beside_its_neighbours(seed, deck):
     sc = make_deck_scene(seed, deck, "hand")
     assert sc.layout == "hand" and 3 <= len(sc.cards) <= 13
@@ -112,7 +114,10 @@ def test_a_hand_held_tight_shows_each_card_by_its_index_beside_its_neighbours(se
     # the strip each card shows is set by the hand's widest index ("10" beside an "A"), so "close" is measured by it
     width = max(float(np.linalg.norm(c.index_quads[0][1] - c.index_quads[0][0])) for c in sc.cards)
     for lower, upper in zip(sc.cards, sc.cards[1:]):
-        assert lower.card_visible < 0.45  # a strip of it shows
+        # a strip of it shows: the strip is the hand's widest corner index and its margin, 1.02-1.3 times over
+        # (vision.synth.suited), so a hand of big "10"s on narrow cards shows about half of each card: of 13,500
+        # standard52 hands the most was 0.523 (74 hands over 0.45), of 2,500 island54 hands 0.459
+        assert lower.card_visible < 0.55
         assert max(lower.index_visible) >= SHOWN, (lower.card, lower.index_visible)  # its corner index does
         a, b = lower.index_quads[0], upper.index_quads[0]
         assert float(np.linalg.norm(a.mean(0) - b.mean(0))) < 3 * width  # the next index lies close beside it
