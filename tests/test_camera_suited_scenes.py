@@ -16,8 +16,10 @@ DECKS = ("island54", "standard52")
 # The generator keeps a layout when every card shows a corner index at least 90 % uncovered, measured on the cards'
 # outlines drawn from their size in mm (vision.synth.suited._masks); the labels measure it again on the rendered
 # faces' masks, which rasterise a little differently (found in CI: island54 hand, seed 2532, 0.896). So a label
-# may sit just under 0.9; an index that is really covered is far under it.
-SHOWN = 0.88
+# may sit just under 0.9; an index that is really covered is far under it. Session 84 looked for the lowest: of 3,619
+# fan, trick and hand scenes of both decks (the first 531-656 seeds of each) and 9,098 more run through these tests,
+# 0.8790 (standard52 hand, seed 243) and 0.8796 (island54 hand, seed 391) were the only two under 0.88.
+SHOWN = 0.85
 
 
 @pytest.mark.parametrize("deck", DECKS)
@@ -83,12 +85,15 @@ def test_start_labels_match_the_picture(seed, deck):
 
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10**6), deck=st.sampled_from(DECKS), layout=st.sampled_from(["fan", "trick"]))
+@example(seed=577, deck="island54", layout="trick")  # two cards thrown in that barely overlap: 0.912 of the lower shows
 def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layout):
     sc = make_deck_scene(seed, deck, layout)
     assert len(sc.cards) >= 2
     assert len({c.card for c in sc.cards}) == len(sc.cards)
     assert sc.cards[-1].card_visible > 0.99  # the top card is whole
-    assert any(c.card_visible < 0.9 for c in sc.cards)  # the others overlap
+    # the others overlap: a trick of two cards thrown in from opposite seats may only just (session 84: of 3,339
+    # island54 tricks, 10 had no card under 0.9 shown, the least covered 0.912)
+    assert any(c.card_visible < 0.95 for c in sc.cards)
     gray = cv2.cvtColor(sc.image, cv2.COLOR_BGR2GRAY)
     for c in sc.cards:
         assert max(c.index_visible) >= SHOWN, (c.card, c.index_visible)  # only a corner index may show
@@ -106,6 +111,8 @@ def test_overlaps_hide_the_lower_cards_but_a_corner_index_shows(seed, deck, layo
 @example(seed=46612, deck="standard52")  # found in CI: a hand with two "10"s; its 6 lies 3.05 of its own index widths on
 @example(seed=884, deck="standard52")  # found in CI (session 84): big "10" indices on narrow cards, 0.478 of each shows
 @example(seed=1633, deck="standard52")  # the most that shows of 13,500 standard52 hands (seeds 0-13,499): 0.523
+@example(seed=243, deck="standard52")  # a lower card's index label at 0.8790 (SHOWN)
+@example(seed=391, deck="island54")  # a lower card's index label at 0.8796 (SHOWN)
 def test_a_hand_held_tight_shows_each_card_by_its_index_beside_its_neighbours(seed, deck):
     sc = make_deck_scene(seed, deck, "hand")
     assert sc.layout == "hand" and 3 <= len(sc.cards) <= 13
