@@ -23,6 +23,15 @@ is run with the fusion switched off (``session.disable_quant_qdq``: each layer D
 QuantizeLinear, what the int8 model means, at about twice the time) on an x86-64 CPU without VNNI;
 ``PIRATE_TABLE_INT8=fused`` or ``=unfused`` says by hand whether this CPU sums signed weights exactly.
 
+Where this CPU does sum signed weights exactly (VNNI, AMX, ARM), a marked model is **run with its weights signed again**
+(``signed_model``: patched in memory, the file untouched): the u8 x u8 kernels widen every product and on such a CPU
+take twice the time of the u8 x s8 ones, which sum the same integers. Measured in session 85 on an Intel Xeon with
+AVX-512 VNNI and AMX, 2 threads: the detector 30 -> 15 ms a call, the Pirate's Bluff scan 48 -> 30 ms a frame and the
+suited scans 58-59 -> 36-37 ms, every reading the same to the last bit. Session 78 had measured the unsigned weights
+as costing nothing on a CPU without VNNI, where both kinds take widening kernels; on the Intel machines of the
+sessions after it the suited scan took 52-60 ms, against 31-36 ms measured on quiet machines before session 78,
+and this is most likely why.
+
 Pool threads spin only while a run lasts (``session_options``). ``PIRATE_TABLE_ORT_SPIN=off`` stops them spinning at all:
 for a machine shared with other busy processes, where a spinning thread takes a core another process wants (the test
 suite's two workers: the camera tests took 55 s spinning, 49 s not, the same readings).
