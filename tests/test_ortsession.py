@@ -326,3 +326,44 @@ def test_signed_model_needs_no_onnx_package_and_gives_up_on_a_broken_file(monkey
     junk = tmp_path / "junk.int8.onnx"
     junk.write_bytes(b"\x0f" * 64)  # wire type 7: not protobuf
     assert ortsession.signed_model(junk) is None
+
+
+def test_a_mistyped_int8_setting_is_refused_not_ignored(monkeypatch, tmp_path):
+    """PIRATE_TABLE_INT8 says by hand whether this CPU sums signed weights exactly, and so whether the weights are
+    signed again: a value that is neither fused nor unfused (nor empty) is refused, never left to the CPU check, and
+    `scan` says so in one line with exit 2."""
+    import subprocess
+    import sys
+
+    import cv2
+
+    from companion.errors import PirateTableError
+
+    try:
+        for bad in ("FUSED", "unfuse", " fused", "fused\n", "1", "fu\u0301sed"):
+            monkeypatch.setenv(ortsession.ENV, bad)
+            ortsession.signed_fusion_exact.cache_clear()
+            with pytest.raises(PirateTableError, match="PIRATE_TABLE_INT8"):
+                session(MODELS / "corner_reader.int8.onnx", 1)
+        for good, exact in (("fused", True), ("unfused", False)):
+            monkeypatch.setenv(ortsession.ENV, good)
+            ortsession.signed_fusion_exact.cache_clear()
+            assert ortsession.signed_fusion_exact() is exact
+        monkeypatch.setenv(ortsession.ENV, "")  # set but empty: the CPU's flags decide
+        ortsession.signed_fusion_exact.cache_clear()
+        monkeypatch.delenv(ortsession.ENV)
+        ortsession.signed_fusion_exact.cache_clear()
+        unset = ortsession.signed_fusion_exact()
+        monkeypatch.setenv(ortsession.ENV, "")
+        ortsession.signed_fusion_exact.cache_clear()
+        assert ortsession.signed_fusion_exact() is unset
+    finally:
+        ortsession.signed_fusion_exact.cache_clear()
+    img = tmp_path / "table.png"
+    cv2.imwrite(str(img), np.full((72, 128, 3), 90, np.uint8))
+    env = dict(os.environ, PIRATE_TABLE_INT8="signed")
+    r = subprocess.run([sys.executable, "-m", "companion", "scan", str(img), "--json"],
+                       cwd=MODELS.parent, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stdout == "", (r.returncode, r.stdout[-300:], r.stderr[-1000:])
+    assert r.stderr == "pirate-table: error: PIRATE_TABLE_INT8: 'signed' is neither 'fused' nor 'unfused'\n", r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.png"]

@@ -21,7 +21,8 @@ with the fusion switched off. Every committed ``*.int8.onnx`` has unsigned weigh
 ``unsigned_weights`` marks the model in its metadata. A model without the mark (one written before, or someone else's)
 is run with the fusion switched off (``session.disable_quant_qdq``: each layer DequantizeLinear -> float Conv ->
 QuantizeLinear, what the int8 model means, at about twice the time) on an x86-64 CPU without VNNI;
-``PIRATE_TABLE_INT8=fused`` or ``=unfused`` says by hand whether this CPU sums signed weights exactly.
+``PIRATE_TABLE_INT8=fused`` or ``=unfused`` says by hand whether this CPU sums signed weights exactly (unset or empty:
+the CPU's flags decide; any other value is refused, PirateTableError).
 
 Where this CPU does sum signed weights exactly (VNNI, AMX, ARM), a marked model is **run with its weights signed again**
 (``signed_model``: patched in memory, the file untouched): the u8 x u8 kernels widen every product and on such a CPU
@@ -66,7 +67,11 @@ def cpu_flags() -> set[str] | None:
 def signed_fusion_exact() -> bool:
     """Whether onnxruntime's fused u8 x s8 convolutions sum exactly on this CPU (see the module's docstring). An
     x86-64 CPU whose flags cannot be read is taken as not exact (the unfused path is right everywhere, only slower)."""
-    mode = os.environ.get(ENV, "").strip().lower()
+    from companion.errors import PirateTableError
+
+    mode = os.environ.get(ENV, "")
+    if mode not in ("", "fused", "unfused"):  # a mistyped value would silently leave the CPU check in charge
+        raise PirateTableError(f"{ENV}: {mode[:40]!r} is neither 'fused' nor 'unfused'")
     if mode == "fused":
         return True
     if mode == "unfused":
