@@ -367,3 +367,28 @@ def test_a_mistyped_int8_setting_is_refused_not_ignored(monkeypatch, tmp_path):
     assert r.returncode == 2 and r.stdout == "", (r.returncode, r.stdout[-300:], r.stderr[-1000:])
     assert r.stderr == "pirate-table: error: PIRATE_TABLE_INT8: 'signed' is neither 'fused' nor 'unfused'\n", r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.png"]
+
+
+def test_signed_model_leaves_a_constant_seen_from_outside_and_gives_up_on_a_subgraph(tmp_path):
+    """A weight that is also a graph output (or input) is seen with its declared type: it stays unsigned. A model with
+    a subgraph (If, Loop) reads constants where the walk does not count them: it is run as it is (None)."""
+    from onnx import helper
+
+    m = onnx.load(str(MODELS / "corner_reader.int8.onnx"))
+    inits = {i.name: i for i in m.graph.initializer}
+    dq = [n for n in m.graph.node if n.op_type == "DequantizeLinear" and n.input[0] in inits
+          and inits[n.input[0]].data_type == onnx.TensorProto.UINT8]
+    w = dq[0].input[0]
+    m.graph.output.append(helper.make_tensor_value_info(w, onnx.TensorProto.UINT8, list(inits[w].dims)))
+    out = tmp_path / "output.int8.onnx"
+    onnx.save(m, str(out))
+    s = onnx.load_from_string(ortsession.signed_model(out))
+    types = {i.name: i.data_type for i in s.graph.initializer}
+    assert types[w] == onnx.TensorProto.UINT8 and types[dq[1].input[0]] == onnx.TensorProto.INT8
+
+    m = onnx.load(str(MODELS / "corner_reader.int8.onnx"))
+    branch = helper.make_graph([], "branch", [], [helper.make_tensor_value_info("crop", onnx.TensorProto.FLOAT, None)])
+    m.graph.node[0].attribute.append(helper.make_attribute("then_branch", branch))
+    sub = tmp_path / "subgraph.int8.onnx"
+    onnx.save(m, str(sub))
+    assert ortsession.signed_model(sub) is None

@@ -216,7 +216,12 @@ def _signed_in_place(buf: bytearray) -> bytearray:
     for f, wt, a, b in _fields(buf, *graph):
         if wt != 2:
             continue
-        if f == 5:  # an initializer
+        if f in (11, 12):  # a graph input or output (ValueInfoProto, its name field 1): a constant named there is seen
+            for g, wt2, c, d in _fields(buf, a, b):  # from outside with its declared type, so it is left as it is
+                if g == 1 and wt2 == 2:
+                    name = bytes(buf[c:d]).decode("utf-8")
+                    uses[name] = uses.get(name, 0) + 2
+        elif f == 5:  # an initializer
             name, dtype, raw = None, None, None
             for g, wt2, c, d in _fields(buf, a, b):
                 if g == 8 and wt2 == 2:
@@ -235,6 +240,8 @@ def _signed_in_place(buf: bytearray) -> bytearray:
                     inputs.append(bytes(buf[c:d]).decode("utf-8"))
                 elif g == 4 and wt2 == 2:
                     op = bytes(buf[c:d])
+                elif g == 5 and wt2 == 2 and any(h in (6, 11) for h, _w, _c, _d in _fields(buf, c, d)):
+                    raise ValueError("a node with a subgraph")  # AttributeProto.g / .graphs: uses not counted here
             for x in inputs:
                 uses[x] = uses.get(x, 0) + 1
             if op == b"DequantizeLinear" and len(inputs) >= 3:
