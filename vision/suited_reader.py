@@ -676,12 +676,16 @@ class SuitedScanner:
         # ... and a frame whose first pass finds boxes but none at 0.5, where the reader's report says so (island54 since
         # session 65)
         self.tile_unsure = bool(self.reader.thresholds.get("tile_unsure", False))
-        # long boxes (session 73): long starts for every long box (``long_box``, off), or only where the chosen fit's
-        # short side is weak (``long_box_weak_edge``, session 74; judged on the deck's own faces, so for a taught deck
-        # only where the report says so apart: ``taught_long_box_weak_edge``)
-        self.weak_edge = WEAK_EDGE if th.get("long_box_weak_edge", False) and (
-            profile is None or th.get("taught_long_box_weak_edge", False)) else None
-        self.long_box = LONG_BOX if th.get("long_box", False) or self.weak_edge else None
+        # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
+        # rule Y, when frames had become fast enough to pay for it), or only where the chosen fit's short side is weak
+        # (``long_box_weak_edge``, session 74). Each was judged on the deck's own faces, so a taught deck takes it only
+        # where the report says so apart (``taught_long_box``, ``taught_long_box_weak_edge``)
+        def switched_on(key: str) -> bool:
+            return bool(th.get(key, False)) and (profile is None or bool(th.get(f"taught_{key}", False)))
+
+        self.weak_edge = WEAK_EDGE if switched_on("long_box_weak_edge") else None
+        every = switched_on("long_box")
+        self.long_box = LONG_BOX if every or self.weak_edge else None
         # the face reader (vision/suited_face.py), where the deck has one, for a taught deck's cards too (session 63, by
         # a rule written first: on 8 + 8 decks taught in calibration families, 8 seat scenes each (vision.taught_bench
         # --split calibration --seed 710), standard52 267 -> 269 of 295 exact, island54 291 -> 291, none wrong either
