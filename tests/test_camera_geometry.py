@@ -334,7 +334,7 @@ def test_long_starts_are_switched_as_their_rules_kept_them():
     import json
     from pathlib import Path
 
-    from vision.suited_reader import LONG_BOX, WEAK_EDGE, SuitedScanner
+    from vision.suited_reader import LONG_BOX, SuitedScanner
 
     class Same:  # a profile whose heads change nothing
         def heads(self, feat, zr, zl):
@@ -375,4 +375,3 @@ def test_long_starts_are_switched_as_their_rules_kept_them():
         assert "taught_long_box" not in rep["thresholds"]
         taught_sc = SuitedScanner(deck, threads=1, profile=Same())
         assert taught_sc.weak_edge is None and taught_sc.long_box is None
-        assert WEAK_EDGE == 0.2

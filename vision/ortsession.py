@@ -115,15 +115,22 @@ def session_options(threads: int | None = None, spin: bool = False, fuse: bool =
     return so
 
 
-def _marked(path: Path | str) -> bool:
-    """Whether the model file carries the mark ``unsigned_weights`` writes: its metadata entry as protobuf encodes it
-    (key, field 1; value, field 2), looked for in the file's bytes (the onnx package is no runtime dependency)."""
-    key, value = MARK.encode(), b"uint8"
-    entry = b"\x0a" + bytes([len(key)]) + key + b"\x12" + bytes([len(value)]) + value
+# the mark as protobuf encodes the metadata entry (key, field 1; value, field 2): looked for in a model's bytes
+# (the onnx package is no runtime dependency)
+_MARK_ENTRY = b"\x0a" + bytes([len(MARK)]) + MARK.encode() + b"\x12" + bytes([len(b"uint8")]) + b"uint8"
+
+
+def _read(path: Path | str) -> bytes | None:
     try:
-        return entry in Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError:
-        return False
+        return None
+
+
+def _marked(path: Path | str) -> bool:
+    """Whether the model file carries the mark ``unsigned_weights`` writes."""
+    data = _read(path)
+    return data is not None and _MARK_ENTRY in data
 
 
 def session(path: Path | str, threads: int | None = None, spin: bool = False):
@@ -134,11 +141,12 @@ def session(path: Path | str, threads: int | None = None, spin: bool = False):
     faster kernels."""
     import onnxruntime as ort
 
-    marked = _marked(path)
-    fuse = signed_fusion_exact() or marked
-    model = signed_model(path) if marked and signed_fusion_exact() else None
-    return ort.InferenceSession(model if model is not None else str(path), session_options(threads, spin, fuse),
-                                providers=["CPUExecutionProvider"])
+    data = _read(path)  # read once: the mark and, where it applies, the bytes to patch
+    marked = data is not None and _MARK_ENTRY in data
+    exact = signed_fusion_exact()
+    model = _signed_bytes(data) if marked and exact else None
+    so = session_options(threads, spin, exact or marked)
+    return ort.InferenceSession(model if model is not None else str(path), so, providers=["CPUExecutionProvider"])
 
 
 def signed_model(path: Path | str) -> bytes | None:
@@ -159,10 +167,14 @@ def signed_model(path: Path | str) -> bytes | None:
     package would cost 0.6 s at every start (its ml_dtypes). Only a DequantizeLinear's weight and zero point that no
     other node reads, both uint8 in raw bytes, are turned (``unsigned_weights`` wrote them so);
     tests/test_ortsession.py checks the result against the onnx package's reading of it."""
+    data = _read(path)
+    return None if data is None else _signed_bytes(data)
+
+
+def _signed_bytes(data: bytes) -> bytes | None:
     try:
-        buf = bytearray(Path(path).read_bytes())
-        return bytes(_signed_in_place(buf))
-    except (OSError, ValueError, IndexError):
+        return bytes(_signed_in_place(bytearray(data)))
+    except (ValueError, IndexError):
         return None
 
 
@@ -210,7 +222,8 @@ def _signed_in_place(buf: bytearray) -> bytearray:
     graph = next(((a, b) for f, wt, a, b in _fields(buf, 0, len(buf)) if f == 7 and wt == 2), None)
     if graph is None:
         raise ValueError("no graph")
-    consts: dict[str, tuple[int, int, int] | None] = {}  # name -> (data_type's byte, raw_data start, end); None: not u8 raw
+    # name -> (data_type's byte, raw_data start, end); None: not uint8 in raw bytes
+    consts: dict[str, tuple[int, int, int] | None] = {}
     uses: dict[str, int] = {}
     dq: list[tuple[str, ...]] = []
     for f, wt, a, b in _fields(buf, *graph):
