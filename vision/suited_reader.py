@@ -527,6 +527,15 @@ class SuitedReader:
         self.thresholds = dict(DEFAULT_THRESHOLDS)
         if rep.exists():
             self.thresholds.update(report_thresholds(rep))
+        # the digit look (session 86, vision/digit_look.py): the corner reader's word on the views whose rank this
+        # reader is unsure of, where the report says so; the deck's own reader only (not its face reader, which shares
+        # the report, and not a taught deck's views, where it was never judged)
+        self.digit = None
+        self.far_frame = False  # set by the scanner while it reads a frame that looks far (SuitedScanner.scan)
+        if path is None and profile is None and bool(self.thresholds.get("digit_look", False)):
+            from vision.digit_look import load
+
+            self.digit = load(rep, len(self.codes.ranks), models, threads)
 
     def heads(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
         """The two heads' probabilities of the view quads ``views`` in the frame ``bgr``: rank [N, ranks + 1] (the
@@ -535,8 +544,12 @@ class SuitedReader:
             raise ValueError("heads: a taught deck's reader names codes only (read)")
         if not len(views):
             return np.zeros((0, len(self.codes.ranks) + 1)), np.zeros((0, len(self.codes.suits)))
-        zr, zl, _feat = self._logits(bgr, views)
-        return cr._softmax(zr), cr._softmax(zl)
+        crops = np.stack([cr.crop_region(bgr, q) for q in views])
+        zr, zl, _feat = self.sess.run(None, {"crop": cr.normalize(crops)})
+        pr = cr._softmax(zr)
+        if self.digit is not None and (self.digit.far or not self.far_frame):
+            pr = self.digit.apply(crops, pr)
+        return pr, cr._softmax(zl)
 
     def _logits(self, bgr: np.ndarray, views):
         """The network's rank and suit logits and pooled features of the views (cropped, contrast-stretched)."""
@@ -920,10 +933,11 @@ class SuitedScanner:
         ``detect_key`` (else the frame is detected here)."""
         dets, far = self.detect(bgr) if found is None else found
         self._far = far
+        self.reader.far_frame = far  # the digit look may be off in such frames (its report's ``far``)
         try:
             return self._scan(bgr, dets)
         finally:
-            self._far = False
+            self._far = self.reader.far_frame = False
 
     def _scan(self, bgr: np.ndarray, dets) -> list[SuitedRead]:
         from vision.detect import _overlap, card_outlines, unique_cards
