@@ -40,14 +40,21 @@ def test_the_table_counts_what_was_seen_with_half_a_count_everywhere():
     assert t[2, 7] == pytest.approx(1 / cols)  # a class never seen: flat
 
 
+O5 = 5 * len(dl.BINS) + 4  # the corner reader's observation "class 5 at 0.999 or over"
+
+
+def _table(weights: dict) -> np.ndarray:
+    """A table for three ranks and "no index": every observation equally likely, but O5 weighed ``weights[r]`` for
+    rank r (1 where not given)."""
+    table = np.full((4, dl.N_CLASSES * len(dl.BINS)), 1.0)
+    for r, w in weights.items():
+        table[r, O5] = w
+    return table / table.sum(1, keepdims=True)
+
+
 def test_fusing_leaves_sure_views_alone_and_moves_an_unsure_one_by_the_table():
-    # three ranks and "no index"; the table says the corner reader's "class 5 at 0.999" comes from rank 1 far more
-    # often than from rank 0
-    cols = dl.N_CLASSES * len(dl.BINS)
-    table = np.full((4, cols), 1.0)
-    o = 5 * len(dl.BINS) + 4
-    table[0, o], table[1, o] = 1.0, 50.0
-    table /= table.sum(1, keepdims=True)
+    # the table says O5 comes from rank 1 far more often than from rank 0
+    table, o = _table({1: 50.0}), O5
     pr = np.array([[0.9995, 0.0003, 0.0001, 0.0001],  # sure: untouched
                    [0.55, 0.44, 0.005, 0.005]])  # torn between ranks 0 and 1
     q = np.stack([_q(5, 0.9995), _q(5, 0.9995)])
@@ -60,11 +67,7 @@ def test_fusing_leaves_sure_views_alone_and_moves_an_unsure_one_by_the_table():
 
 
 def test_confirming_never_turns_a_view_to_another_rank():
-    cols = dl.N_CLASSES * len(dl.BINS)
-    table = np.full((4, cols), 1.0)
-    o = 5 * len(dl.BINS) + 4
-    table[1, o], table[2, o] = 50.0, 20.0
-    table /= table.sum(1, keepdims=True)
+    table = _table({1: 50.0, 2: 20.0})
     pr = np.array([[0.55, 0.44, 0.005, 0.005],  # leans to rank 0; the corner reader's word would turn it to rank 1
                    [0.30, 0.60, 0.05, 0.05]])  # leans to rank 1 already: made surer of it
     q = np.stack([_q(5, 0.9995), _q(5, 0.9995)])
