@@ -128,12 +128,15 @@ def load(report: Path, n_ranks: int, models: Path, threads: int = 2) -> DigitLoo
             or not np.allclose(t.sum(1), 1.0, atol=1e-6):
         raise ValueError(f"{report.name}: digit_look table must be {shape[0]} x {shape[1]} probabilities over 0 "
                          f"(each row summing to 1)")
-    path = models / DIGIT_READER
-    if not path.exists():
-        from vision.suited_reader import MODELS
+    return DigitLook(t, float(power), float(below), session(digit_reader(models), threads), confirm, far)
 
-        path = MODELS / DIGIT_READER
-    return DigitLook(t, float(power), float(below), session(path, threads), confirm, far)
+
+def digit_reader(models: Path) -> Path:
+    """The corner reader in the folder ``models``, or the committed one where the folder has none."""
+    from vision.suited_reader import MODELS
+
+    path = Path(models) / DIGIT_READER
+    return path if path.exists() else MODELS / DIGIT_READER
 
 
 # ------------------------------------------------------------------ fitting (calibration split only)
@@ -141,18 +144,11 @@ def _views(deck: str, cards: int, seed: int, reader: Path, threads: int, workers
     """Calibration views of ``cards`` cards: (classes, suited rank head, suit head, corner reader's rank probabilities)."""
     from vision.suited_reader import gen_suited_crops
 
-    X, R, S = gen_suited_crops(deck, cards, seed, split="calibration", workers=workers)[:3]
+    X, R = gen_suited_crops(deck, cards, seed, split="calibration", workers=workers)[:2]
     zr, zl, _ = cr.logits(reader, cr.normalize(X), threads)
     grey = np.stack([cv2.cvtColor(x, cv2.COLOR_BGR2GRAY) for x in X])
-    q = cr._softmax(cr.logits(Path(reader).parent / DIGIT_READER if (Path(reader).parent / DIGIT_READER).exists()
-                              else _committed(), cr.normalize(grey), threads)[0])
+    q = cr._softmax(cr.logits(digit_reader(Path(reader).parent), cr.normalize(grey), threads)[0])
     return np.asarray(R), cr._softmax(zr), cr._softmax(zl), q
-
-
-def _committed() -> Path:
-    from vision.suited_reader import MODELS
-
-    return MODELS / DIGIT_READER
 
 
 def rank_counts(R, pr, pl, bar: float) -> tuple[int, int, int]:
