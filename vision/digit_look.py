@@ -1,8 +1,8 @@
 """The digit look (session 86): a second network's word on the ranks the suited reader is unsure of.
 
 The suited decks' readers (``vision.suited_reader``) and the Pirate's Bluff corner reader (``corner_reader.int8.onnx``,
-``vision.corner``) are two networks trained on different cards: the corner reader has seen the digits 0-8 in many more
-type designs (its own deck's ranks) and none of the suited decks' faces. Where the suited reader's rank head is unsure
+``vision.corner``) are two networks trained on different cards: the corner reader has read the digits 0-8 (its own
+deck's ranks) in the train split's type designs, and never a suited deck's face. Where the suited reader's rank head is unsure
 of a view (its largest rank probability under ``below``), the corner reader reads the same view in grey. What it says
 is an observation ``o``: its surest rank class (0-8, or 9: no index upright here) and how sure it is of it (a bin of
 ``BINS``). A table fitted on calibration-split views, ``T[r, o] = P(o | the view's true class r)`` (the deck's ranks

@@ -539,7 +539,8 @@ class SuitedReader:
 
     def heads(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
         """The two heads' probabilities of the view quads ``views`` in the frame ``bgr``: rank [N, ranks + 1] (the
-        last: no upright index) and suit [N, suits]. The deck's own reader only (a taught deck's views: ``read``)."""
+        last: no upright index) and suit [N, suits], the rank head with the digit look's word in it where the report
+        switches that on. The deck's own reader only (a taught deck's views: ``read``)."""
         if self.profile is not None:
             raise ValueError("heads: a taught deck's reader names codes only (read)")
         if not len(views):
