@@ -127,10 +127,14 @@ def _read(path: Path | str) -> bytes | None:
         return None
 
 
-def _marked(path: Path | str) -> bool:
-    """Whether the model file carries the mark ``unsigned_weights`` writes."""
-    data = _read(path)
+def _has_mark(data: bytes | None) -> bool:
+    """Whether a model's bytes carry the mark ``unsigned_weights`` writes."""
     return data is not None and _MARK_ENTRY in data
+
+
+def _marked(path: Path | str) -> bool:
+    """Whether the model file carries the mark."""
+    return _has_mark(_read(path))
 
 
 def session(path: Path | str, threads: int | None = None, spin: bool = False):
@@ -142,7 +146,7 @@ def session(path: Path | str, threads: int | None = None, spin: bool = False):
     import onnxruntime as ort
 
     data = _read(path)  # read once: the mark and, where it applies, the bytes to patch
-    marked = data is not None and _MARK_ENTRY in data
+    marked = _has_mark(data)
     exact = signed_fusion_exact()
     model = _signed_bytes(data) if marked and exact else None
     so = session_options(threads, spin, exact or marked)

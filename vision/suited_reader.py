@@ -545,16 +545,21 @@ class SuitedReader:
             raise ValueError("heads: a taught deck's reader names codes only (read)")
         if not len(views):
             return np.zeros((0, len(self.codes.ranks) + 1)), np.zeros((0, len(self.codes.suits)))
-        crops = np.stack([cr.crop_region(bgr, q) for q in views])
-        zr, zl, _feat = self.sess.run(None, {"crop": cr.normalize(crops)})
+        crops = self._crops(bgr, views)
+        zr, zl, _feat = self._logits(crops)
         pr = cr._softmax(zr)
         if self.digit is not None and (self.digit.far or not self.far_frame):
             pr = self.digit.apply(crops, pr)
         return pr, cr._softmax(zl)
 
-    def _logits(self, bgr: np.ndarray, views):
-        """The network's rank and suit logits and pooled features of the views (cropped, contrast-stretched)."""
-        return self.sess.run(None, {"crop": cr.normalize(np.stack([cr.crop_region(bgr, q) for q in views]))})
+    @staticmethod
+    def _crops(bgr: np.ndarray, views) -> np.ndarray:
+        """The views' colour crops (uint8 [N, H, W, 3])."""
+        return np.stack([cr.crop_region(bgr, q) for q in views])
+
+    def _logits(self, crops: np.ndarray):
+        """The network's rank and suit logits and pooled features of the crops (contrast-stretched)."""
+        return self.sess.run(None, {"crop": cr.normalize(crops)})
 
     def read(self, bgr: np.ndarray, views) -> tuple[np.ndarray, np.ndarray]:
         """(P(code) [N, codes], P(no index) [N]) of the view quads ``views`` in the frame ``bgr``."""
@@ -563,7 +568,7 @@ class SuitedReader:
         if self.profile is None:
             pr, pl = self.heads(bgr, views)
             return cr.code_probs(pr, pl), pr[:, -1]
-        zr, zl, feat = self._logits(bgr, views)
+        zr, zl, feat = self._logits(self._crops(bgr, views))
         tr, tl = self.profile.heads(feat, zr, zl)
         pr, pl = cr._softmax(tr), cr._softmax(tl)
         taught = cr.code_probs(pr, pl)
