@@ -170,9 +170,14 @@ def test_a_look_off_in_far_frames_reads_them_as_the_reader_alone(tmp_path):
     assert np.array_equal(reader.heads(frame, views)[0], plain.heads(frame, views)[0])
     assert not np.allclose(near, plain.heads(frame, views)[0])
     sc = SuitedScanner(deck, _folder(tmp_path, deck, look, "scanner"), threads=1)
+    calls = []
+    apply = sc.reader.digit.apply
+    sc.reader.digit.apply = lambda crops, pr: calls.append(len(crops)) or apply(crops, pr)
     dets, _far = sc.detect(frame)
-    sc.scan(frame, (dets, True))
-    assert sc.reader.far_frame is False  # reset after the scan
+    sc.scan(frame, (dets, True))  # a frame that looks far: the look stays out
+    assert calls == [] and sc.reader.far_frame is False  # and the flag is reset after the scan
+    sc.scan(frame, (dets, False))
+    assert calls  # the same frame near: the look reads
 
 
 def test_the_face_reader_and_a_taught_deck_never_take_the_look(tmp_path):
