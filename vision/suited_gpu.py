@@ -41,12 +41,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-CHARS = "0123456789AJQKajqk"  # what a suited face sets from a font file ("10" too, and the letter ranks small:
-# vision.suited_reader.LOWER_RANK_SHARE); vision.corner_gpu's glyphs are added
+CHARS = "0123456789AJQKajqk\u0251"  # what a suited face sets from a font file ("10" too, the letter ranks small:
+# vision.suited_reader.LOWER_RANK_SHARE, and A as a one-storey a: ALPHA_SHARE); vision.corner_gpu's glyphs are added
 KINDS = (("cards", 0, 5), ("scenes", 300_000, 4), ("hands", 600_000, 2))  # kind, seed offset, chunks per round
 CARDS_PER_CHUNK, SCENES_PER_CHUNK = 400, 50
 WORKER_SETTINGS = {"vision.suited_reader": ("LOWER_RANK_SHARE", "RESHAPE_RANK_SHARE", "FOCUS_SHARE",
-                                            "FAR_SHARE", "INK_SHARES")}
+                                            "FAR_SHARE", "INK_SHARES", "ALPHA_SHARE")}
 """What ``train`` sets before its ``Generator`` starts and the workers' views follow."""
 
 
@@ -399,6 +399,9 @@ def main(argv=None) -> int:
                    "packed real views (standard52)")
     t.add_argument("--lower-share", type=cli_float(0, 1), default=None, help="of the training cards whose rank is a "
                    "letter, the share setting it small (default vision.suited_reader.LOWER_RANK_SHARE)")
+    t.add_argument("--alpha-share", type=cli_float(0, 1), default=None, help="of the training cards whose A is set "
+                   "small, the share set as a one-storey a, U+0251, where the face draws it (default "
+                   "vision.suited_reader.ALPHA_SHARE)")
     t.add_argument("--reshape-share", type=cli_float(0, 1), default=None, help="the share of the training cards whose "
                    "rank is redrawn (default vision.suited_reader.RESHAPE_RANK_SHARE)")
     t.add_argument("--far-share", type=cli_float(0, 1), default=None, help="the share of the training scenes and "
@@ -517,6 +520,8 @@ def main(argv=None) -> int:
 
     if a.lower_share is not None:
         vision.suited_reader.LOWER_RANK_SHARE = a.lower_share  # carried to the workers (WORKER_SETTINGS)
+    if a.alpha_share is not None:
+        vision.suited_reader.ALPHA_SHARE = a.alpha_share
     if a.reshape_share is not None:
         vision.suited_reader.RESHAPE_RANK_SHARE = a.reshape_share
     if a.far_share is not None:
@@ -542,7 +547,7 @@ def main(argv=None) -> int:
            "steps": steps, "batch": a.batch, "lr": a.lr, "schedule": "OneCycle over the wall time",
            "gen_s_before_training": a.gen_seconds, "train_s": round(secs, 1), "device": dev_name,
            "workers": a.workers, "fonts": "train split, cut down (vision.suited_gpu pack)",
-           "lower_share": vision.suited_reader.LOWER_RANK_SHARE,
+           "lower_share": vision.suited_reader.LOWER_RANK_SHARE, "alpha_share": vision.suited_reader.ALPHA_SHARE,
            "reshape_share": vision.suited_reader.RESHAPE_RANK_SHARE, "far_share": vision.suited_reader.FAR_SHARE,
            "ink_shares": dict(zip(vision.suited_reader.INK_MODES, vision.suited_reader.INK_SHARES))}
     (out / f"{deck}_gpu.json").write_text(json.dumps(rec, indent=1) + "\n")

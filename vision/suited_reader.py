@@ -266,7 +266,8 @@ class _Views:
 
 
 def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: float = 0.0, focus: tuple = (),
-               focus_share: float = 0.0, reshape_share: float = 0.0, ink_mix: tuple | None = None):
+               focus_share: float = 0.0, reshape_share: float = 0.0, ink_mix: tuple | None = None,
+               alpha_share: float = 0.0):
     """A random training card of a suited deck, drawn from ``rng``: its rank and suit indices, style (``fonts``'
     faces, 15 % Hershey; its middle made pips in ``pips_share`` of the cards), pips and court (the renderer's), face
     (BGR, 4 px/mm) and index quads, and whether its view is to be turned grey (``_ink``). ``lower_share``: of the
@@ -275,10 +276,13 @@ def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: f
     number drawn from ``rng``) when it is 0. ``focus``: rank indices that ``focus_share`` of the cards are drawn
     from (ranks a reader confuses); no number drawn from ``rng`` for it when the share is 0. ``reshape_share``: the
     share of cards whose rank is redrawn (``vision.decks.render.reshaped``); no number drawn when it is 0. ``ink_mix``:
-    the ink modes' shares (``_ink``; INK_SHARES unless given)."""
+    the ink modes' shares (``_ink``; INK_SHARES unless given). ``alpha_share``: of the cards whose A is set small,
+    the share set as a one-storey a (ALPHA, U+0251) where the face's font file draws it; no number drawn for it when
+    the share is 0 or the card is no small A."""
     from dataclasses import replace
 
     from vision.decks.suited import render_suited
+    from vision.fonts import draws_lower
 
     if focus_share and rng.random() < focus_share:
         r, s = int(focus[int(rng.integers(len(focus)))]), int(rng.integers(len(codes.suits)))
@@ -294,6 +298,9 @@ def drawn_card(rng, codes, faces, fonts, pips_share: float = 0.0, lower_share: f
     rank_text, pips, court, symbol, ink = faces.face(codes.cards[k], style)
     if lower_share and rank_text.isalpha() and rng.random() < lower_share and small_rank(style, rank_text):
         rank_text = rank_text.lower()
+        if (alpha_share and rank_text == "a" and rng.random() < alpha_share and style.font_path is not None
+                and draws_lower(style.font_path, ALPHA)):
+            rank_text = ALPHA
     ink, grey = _ink(rng, faces, style, ink, ink_mix)
     face, iquads = render_suited(rank_text, pips, court, symbol, ink, style, 4.0)
     return r, s, style, pips, court, face, iquads, grey
@@ -326,6 +333,10 @@ def small_rank(style, rank_text: str) -> bool:
 # confident mistakes on the 720 calibration scenes were in the two calibration faces whose capitals are small letters,
 # 7 of them an A read as Q or 2)
 LOWER_RANK_SHARE = 0.1
+ALPHA = "\u0251"  # a one-storey small a (LATIN SMALL LETTER ALPHA): how a face whose capitals are small letters
+# may draw A (session 87: Ubuntu Title's and other faces' A read as Q, the q's bowl without its tail)
+ALPHA_SHARE = 0.0  # of the train split's single cards whose A is set small, the share set as ALPHA where the font
+#                    draws it, unless a recipe gives one (--alpha-share; session 87)
 RESHAPE_RANK_SHARE = 0.0  # the train split's single cards with their rank redrawn (vision.decks.render.reshaped),
 #                           unless a recipe gives a share (--reshape-share; session 57: tried at 0.3, not kept)
 FOCUS_SHARE = 0.3  # with --focus-ranks: the share of the train split's single cards drawn from those ranks (session 55)
@@ -335,15 +346,17 @@ FAR_SHARE = 0.0  # the train split's scenes' and hands' share seen from twice as
 
 
 def _suited_chunk(args):
-    """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share[, reshape_share[, other_suit]]]]); the
-    share of small-letter ranks is LOWER_RANK_SHARE for the train split unless given, and 0 for any other split; the
-    rank focus, the reshaped ranks (``drawn_card``; RESHAPE_RANK_SHARE unless given) and the share of cards in another
-    suit's ink (``ink_shares``; INK_SHARES unless given) are the train split's only."""
+    """``args``: (seed, cards, split, deck[, lower_share[, focus, focus_share[, reshape_share[, other_suit[,
+    alpha_share]]]]]); the share of small-letter ranks is LOWER_RANK_SHARE for the train split unless given, and 0 for
+    any other split; the rank focus, the reshaped ranks (``drawn_card``; RESHAPE_RANK_SHARE unless given), the share of
+    cards in another suit's ink (``ink_shares``; INK_SHARES unless given or None) and the one-storey a's share
+    (ALPHA_SHARE unless given) are the train split's only."""
     seed, n, split, deck = args[:4]
     lower = (args[4] if len(args) > 4 else LOWER_RANK_SHARE) if split == "train" else 0.0
     focus, focus_share = (args[5], args[6]) if len(args) > 6 and split == "train" else ((), 0.0)
     reshape = (args[7] if len(args) > 7 else RESHAPE_RANK_SHARE) if split == "train" else 0.0
-    ink = ink_shares(args[8]) if len(args) > 8 and split == "train" else None
+    ink = ink_shares(args[8]) if len(args) > 8 and args[8] is not None and split == "train" else None
+    alpha = (args[9] if len(args) > 9 else ALPHA_SHARE) if split == "train" else 0.0
     from vision.decks.faces import faces_for
     from vision.fonts import split_fonts
 
@@ -358,7 +371,8 @@ def _suited_chunk(args):
     for _ in range(n):
         r, s, _style, _pips, _court, face, iquads, grey = drawn_card(rng, codes, faces, fonts, lower_share=lower,
                                                                       focus=focus, focus_share=focus_share,
-                                                                      reshape_share=reshape, ink_mix=ink)
+                                                                      reshape_share=reshape, ink_mix=ink,
+                                                                      alpha_share=alpha)
         fan = rng.random() < 0.33
         if fan:
             face = face.copy()
@@ -454,7 +468,7 @@ def _scene_chunk(args):
 def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", workers: int = 1, n_scenes: int = 0,
                      n_hands: int = 0, lower_share: float | None = None, focus: tuple = (), focus_share: float = 0.0,
                      reshape_share: float | None = None, far_share: float | None = None,
-                     other_suit_share: float | None = None):
+                     other_suit_share: float | None = None, alpha_share: float | None = None):
     """Colour views (uint8 [N, H, W, 3]) of ``n_cards`` synthetic cards of ``deck`` (and of ``n_scenes`` whole
     scenes, and of ``n_hands`` scenes of a hand held tight: ``vision.synth.suited.HAND``) in faces of font split
     ``split``, with rank (the deck's rank index; len(ranks) = no index) and suit labels (-100: none).
@@ -462,12 +476,14 @@ def gen_suited_crops(deck: str, n_cards: int, seed: int, split: str = "train", w
     ``focus`` / ``focus_share``: rank indices that share of the train split's single cards is drawn from;
     ``reshape_share``: the train split's single cards' share with their rank redrawn (default RESHAPE_RANK_SHARE);
     ``far_share``: the train split's scenes' and hands' share seen from twice as far (default FAR_SHARE);
-    ``other_suit_share``: the train split's single cards' share in another suit's ink (default INK_SHARES')."""
+    ``other_suit_share``: the train split's single cards' share in another suit's ink (default INK_SHARES');
+    ``alpha_share``: of its single cards whose A is set small, the share set one-storey (default ALPHA_SHARE)."""
     from vision.synth.suited import HAND, LAYOUTS
 
     share = LOWER_RANK_SHARE if lower_share is None else lower_share
     more = (tuple(focus), focus_share, RESHAPE_RANK_SHARE if reshape_share is None else reshape_share,
-            *(() if other_suit_share is None else (other_suit_share,)))
+            *(() if other_suit_share is None and alpha_share is None else (other_suit_share,)),
+            *(() if alpha_share is None else (alpha_share,)))
     chunks = [(_suited_chunk, (seed * 1000 + k, min(400, n_cards - k * 400), split, deck, share, *more))
               for k in range((n_cards + 399) // 400)]
     far = () if far_share is None else (far_share,)  # none given: FAR_SHARE (0: the chunks of the recipe before it)
@@ -1456,6 +1472,8 @@ def main(argv=None) -> int:
                     "found no whole outline for too (in the quarter turn the scan chose)")
     ap.add_argument("--lower-share", type=cli_float(0, 1), default=None, help="of the training cards whose rank is a "
                     "letter, the share setting it small, a for A (default LOWER_RANK_SHARE)")
+    ap.add_argument("--alpha-share", type=cli_float(0, 1), default=None, help="of the training cards whose A is set "
+                    "small, the share set as a one-storey a (U+0251) where the face draws it (default ALPHA_SHARE)")
     ap.add_argument("--focus-ranks", default=None, metavar="R,R,...", help="ranks (as the index prints them, e.g. "
                     "Q,9,J,A) that --focus-share of the training cards are drawn from: ranks the reader confuses")
     ap.add_argument("--focus-share", type=cli_float(0, 1, lo_open=True), default=None, help="with --focus-ranks: the "
@@ -1569,6 +1587,10 @@ def main(argv=None) -> int:
     if reshape:
         rep["recipe"]["reshape_share"] = reshape
         seed_tag += f"_reshape{reshape:g}"
+    alpha = ALPHA_SHARE if a.alpha_share is None else a.alpha_share
+    if alpha:
+        rep["recipe"]["alpha_share"] = alpha
+        seed_tag += f"_alpha{alpha:g}"
     cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}{seed_tag}_lower{lower:g}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
@@ -1577,7 +1599,7 @@ def main(argv=None) -> int:
         C, R, L = gen_suited_crops(deck, a.cards, seed=a.data_seed, split="train", workers=a.workers,
                                    n_scenes=a.scenes, n_hands=a.hands, lower_share=lower, focus=focus,
                                    focus_share=focus_share, reshape_share=reshape, far_share=far_share,
-                                   other_suit_share=a.other_suit_share)
+                                   other_suit_share=a.other_suit_share, alpha_share=alpha if alpha else None)
         if not a.smoke:
             np.savez(cache, C=C, R=R, L=L)
     rep["gen_s"] = round(time.time() - t0, 1)
