@@ -72,6 +72,10 @@ def test_the_module_share_reaches_a_chunk_given_none(monkeypatch):
     monkeypatch.setattr(sr, "LOWER_RANK_SHARE", 1.0)
     sr._suited_chunk((8700, 300, "train", "standard52"))
     assert any(t == sr.ALPHA for t, _s in seen)
+    import vision.suited_gpu as sg
+
+    assert "ALPHA_SHARE" in sg.WORKER_SETTINGS["vision.suited_reader"]  # set before a GPU run's pool, carried to it
+    assert sr.ALPHA in sg.CHARS  # and its fonts are packed with the glyph
 
 
 def test_share_0_makes_the_same_views_as_before_the_option():
