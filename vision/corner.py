@@ -676,17 +676,50 @@ def code_probs(pr: np.ndarray, pl: np.ndarray) -> np.ndarray:
     return (pr[:, :nr, None] * pl[:, None, :]).reshape(len(pr), nr * nl) + pr[:, nr:] / (nr * nl)
 
 
-def fit_temperature(zr, zl, R, L) -> float:
-    """One temperature for both heads, minimising the NLL on (calibration-split) crops."""
+TEMPERATURE_GRID = np.exp(np.linspace(math.log(0.5), math.log(4.0), 417))  # 0.5 % steps (61 points, 3.5 %, until
+# session 88: a round could land a whole step from where its int8 file's NLL is least; model card, session 87)
+INT8_FACTORS = np.exp(np.arange(-45, 46) * math.log(1.25) / 45)  # the int8 file's own factor, 0.8-1.25 in 0.5 % steps
+# (exactly 1 in the middle)
+
+
+def fit_temperature(zr, zl, R, L, grid=None) -> float:
+    """One temperature for both heads, minimising the NLL on (calibration-split) crops, from ``grid``
+    (``TEMPERATURE_GRID`` when None)."""
     best, best_t = np.inf, 1.0
     lab = L >= 0
-    for t in np.exp(np.linspace(math.log(0.5), math.log(4.0), 61)):
+    for t in TEMPERATURE_GRID if grid is None else grid:
         pr, pl = _softmax(zr / t), _softmax(zl / t)
         nll = -np.log(np.maximum(pr[np.arange(len(R)), R], 1e-12)).mean()
         nll += -np.log(np.maximum(pl[np.arange(len(L))[lab], L[lab]], 1e-12)).mean()
         if nll < best:
             best, best_t = nll, float(t)
     return best_t
+
+
+def calibrated_int8(net, onnx_path: Path, int8_path: Path, Xc: np.ndarray, Rc, Lc, Xq: np.ndarray,
+                    threads: int = 2) -> dict:
+    """The temperature fitted where the runtime reads: ``onnx_path`` (the trained net exported at temperature 1) gives
+    the float logits of the calibration crops ``Xc`` (labels ``Rc``, ``Lc``), T is fitted on them
+    (``TEMPERATURE_GRID``), folded into the heads (``export``) and quantized to ``int8_path`` (ranges from ``Xq``).
+    Quantizing moves the logits a little, so the int8 file's logits are fitted again, for a factor (``INT8_FACTORS``);
+    where it is not 1, T times it is exported and quantized again (the same ranges' crops). Returns ``{"temperature":
+    the T in both files, "temperature_fp32": the float fit, "int8_factor": the factor, "int8_factor_after": the int8
+    file's factor at the end (1 where it landed)}``."""
+    zr, zl, _ = logits(onnx_path, Xc, threads=threads)
+    T0 = fit_temperature(zr, zl, Rc, Lc)
+    export(net, onnx_path, T0)
+    quantize(onnx_path, int8_path, Xq)
+    zr8, zl8, _ = logits(int8_path, Xc, threads=threads)
+    s = fit_temperature(zr8, zl8, Rc, Lc, INT8_FACTORS)
+    T, after = T0, s
+    if s != 1.0:
+        T = T0 * s
+        export(net, onnx_path, T)
+        quantize(onnx_path, int8_path, Xq)
+        zr8, zl8, _ = logits(int8_path, Xc, threads=threads)
+        after = fit_temperature(zr8, zl8, Rc, Lc, INT8_FACTORS)
+    return {"temperature": round(float(T), 4), "temperature_fp32": round(float(T0), 4), "int8_factor": round(float(s), 4),
+            "int8_factor_after": round(float(after), 4)}
 
 
 def reliability(conf: np.ndarray, right: np.ndarray, bins=(0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0001)) -> list:
@@ -795,15 +828,12 @@ def main(argv=None) -> int:
     # temperature on the calibration font split only
     Cc, Rc, Lc = gen_corner_crops(a.calib_cards, seed=2, split="calibration", workers=a.workers)
     Xc = normalize(Cc)
-    zr, zl, _ = logits(onnx_path, Xc)
-    T = fit_temperature(zr, zl, Rc, Lc)
-    export(net, onnx_path, T)
-    rep["temperature"] = round(T, 4)
-    rep["calibration"] = evaluate_crops(onnx_path, Xc, Rc, Lc)
     t0 = time.time()
     rng = np.random.default_rng(3)
-    quantize(onnx_path, out / f"{a.name}.int8.onnx", normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+    rep.update(calibrated_int8(net, onnx_path, out / f"{a.name}.int8.onnx", Xc, Rc, Lc,
+                               normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)])))
     rep["quantize_s"] = round(time.time() - t0, 1)
+    rep["calibration"] = evaluate_crops(onnx_path, Xc, Rc, Lc)
     rep["calibration_int8"] = evaluate_crops(out / f"{a.name}.int8.onnx", Xc, Rc, Lc)
     (out / f"{a.name}.json").write_text(json.dumps(rep, indent=1) + "\n")
     print(json.dumps({k: v for k, v in rep.items() if k != "calibration"}))

@@ -328,8 +328,8 @@ def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, ou
 
     import torch
 
-    from vision.corner import (evaluate_crops, export, fit_temperature, gen_corner_crops, logits, make_net,
-                               normalize, quantize, reader_extra)
+    from vision.corner import (calibrated_int8, evaluate_crops, export, gen_corner_crops, make_net, normalize,
+                               reader_extra)
 
     try:  # before anything is written
         rec = json.loads(state.with_suffix(".json").read_text())
@@ -353,13 +353,10 @@ def finish(state: Path, name: str, calib_cards: int = 3000, workers: int = 2, ou
     export(net, onnx_path)
     Cc, Rc, Lc = gen_corner_crops(calib_cards, seed=2, split="calibration", workers=workers)
     Xc = normalize(Cc)
-    zr, zl, _ = logits(onnx_path, Xc)
-    T = fit_temperature(zr, zl, Rc, Lc)
-    export(net, onnx_path, T)
-    rep = {"recipe": rec, "temperature": round(T, 4), "calibration": evaluate_crops(onnx_path, Xc, Rc, Lc)}
     # the int8 ranges: fresh train-split crops of the run's data seed, made here
     Cq, _Rq, _Lq = gen_corner_crops(512, seed=rec["data_seed"], split="train", workers=workers)
-    quantize(onnx_path, out / f"{name}.int8.onnx", normalize(Cq))
+    rep = {"recipe": rec, **calibrated_int8(net, onnx_path, out / f"{name}.int8.onnx", Xc, Rc, Lc, normalize(Cq))}
+    rep["calibration"] = evaluate_crops(onnx_path, Xc, Rc, Lc)
     rep["calibration_int8"] = evaluate_crops(out / f"{name}.int8.onnx", Xc, Rc, Lc)
     if previous is not None:
         rep["previous"] = previous

@@ -205,14 +205,11 @@ def main(argv=None) -> int:
         rep["train_s"] = round(time.time() - t0, 1)
         Cc, Rc, Lc = gen_face_views(deck, a.calib_cards, 12, "calibration", a.workers)
         Xc = cr.normalize(Cc)
-        zr, zl, _ = cr.logits(onnx_path, Xc, threads=a.threads)
-        T = cr.fit_temperature(zr, zl, Rc, Lc)
-        cr.export(net, onnx_path, T)
-        rep["temperature"] = round(T, 4)
-        rep["calibration_views_fp32"] = cr.evaluate_crops(onnx_path, Xc, Rc, Lc)
         rng = np.random.default_rng(3)
         int8 = face_path(deck, out)
-        cr.quantize(onnx_path, int8, cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+        rep.update(cr.calibrated_int8(net, onnx_path, int8, Xc, Rc, Lc,
+                                      cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]), a.threads))
+        rep["calibration_views_fp32"] = cr.evaluate_crops(onnx_path, Xc, Rc, Lc)
         rep["calibration_views_int8"] = cr.evaluate_crops(int8, Xc, Rc, Lc)
         rep["int8_bytes"] = int8.stat().st_size
         shutil.copyfile(onnx_path.with_suffix(".pt"), out / f"{deck}_face.pt")  # heads / T: for --init to go on from

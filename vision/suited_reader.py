@@ -1273,20 +1273,18 @@ def calibrate_and_quantize(net, deck: str, onnx_path: Path, out: Path, C: np.nda
     """A trained reader made ready for the runtime, into ``rep``: its temperature fitted on views of the calibration
     font split only (``calib_cards`` cards and a twelfth as many scenes, seed 12), exported with it to ``onnx_path``
     (and the .pt beside it), then static int8 as ``out/<deck>_reader.int8.onnx``, its ranges from 2,048 of the
-    training-font views ``C`` (uint8). Returns the int8 file."""
+    training-font views ``C`` (uint8); the temperature then fitted again on the int8 file's logits
+    (``vision.corner.calibrated_int8``). Returns the int8 file."""
     Cc, Rc, Lc = gen_suited_crops(deck, calib_cards, seed=12, split="calibration", workers=workers,
                                   n_scenes=calib_cards // 12)
     Xc = cr.normalize(Cc)
-    zr, zl, _ = cr.logits(onnx_path, Xc, threads=threads)
-    T = cr.fit_temperature(zr, zl, Rc, Lc)
-    cr.export(net, onnx_path, T)
-    rep["temperature"] = round(T, 4)
-    rep["calibration_views_fp32"] = cr.evaluate_crops(onnx_path, Xc, Rc, Lc)
     t0 = time.time()
     rng = np.random.default_rng(3)
     int8 = out / f"{deck}_reader.int8.onnx"
-    cr.quantize(onnx_path, int8, cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]))
+    rep.update(cr.calibrated_int8(net, onnx_path, int8, Xc, Rc, Lc,
+                                  cr.normalize(C[rng.choice(len(C), min(len(C), 2048), replace=False)]), threads))
     rep["quantize_s"] = round(time.time() - t0, 1)
+    rep["calibration_views_fp32"] = cr.evaluate_crops(onnx_path, Xc, Rc, Lc)
     rep["calibration_views_int8"] = cr.evaluate_crops(int8, Xc, Rc, Lc)
     rep["int8_bytes"] = int8.stat().st_size
     return int8
