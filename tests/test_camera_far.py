@@ -208,7 +208,7 @@ def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkey
     at the near bars; a first pass with nothing at all, or with a box at 0.5 on cards that do not look small, is not
     tiled. The network's boxes are set here, so the trigger is checked exactly."""
     sc = SuitedScanner("island54", threads=2)
-    assert sc.tile_unsure and not SuitedScanner("standard52", threads=2).tile_unsure
+    assert sc.tile_unsure and SuitedScanner("standard52", threads=2).tile_unsure  # standard52's since session 88
     det = sc.detector
     frame = np.zeros((720, 1280, 3), np.uint8)
     first = {}
@@ -247,4 +247,24 @@ def test_island_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_w
     before, after = score_rows(rows[False]), score_rows(rows[True])
     assert after["cards"] == before["cards"] == 15
     assert after["exact"] >= before["exact"] + 8
+    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
+
+
+def test_standard_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_wrongly():
+    """standard52 since session 88 (rule TU): two held-out far frames (seed 60's trick pile, seed 61's hand) whose first
+    pass holds boxes but none at 0.5: without the tiles 0 + 0 of 5 + 6 cards exact, with them 3 + 4 (session 88's run),
+    none wrong either way."""
+    sc = SuitedScanner("standard52", threads=2)
+    assert sc.tile_unsure  # the committed standard52 report's
+    rows = {False: [], True: []}
+    for seed, layout in ((60, "trick"), (61, HAND)):
+        f = far_scene(_scene(seed, layout, "standard52"))
+        d = sc.detector(f.image, 0.1)
+        assert d and not any(x[1] >= 0.5 for x in d)  # the frame the switch is for
+        for t in rows:
+            sc.tile_unsure = t
+            rows[t] += match_reads(f, sc.scan(f.image))
+    before, after = score_rows(rows[False]), score_rows(rows[True])
+    assert after["cards"] == before["cards"] == 11
+    assert after["exact"] >= before["exact"] + 6
     assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0

@@ -77,3 +77,27 @@ def test_calibrated_int8_folds_the_temperature_the_int8_file_wants_into_both_fil
     z8r, z8l, _ = cr.logits(tmp_path / "r.int8.onnx", X)
     assert cr.fit_temperature(z8r, z8l, R, L, cr.INT8_FACTORS) == pytest.approx(rep["int8_factor_after"], abs=1e-4)
     assert (z8r.argmax(1) == zr.argmax(1)).mean() > 0.8  # the int8 file reads as the float one does
+
+
+def test_calibrated_int8_keeps_the_temperature_within_the_grids_range(tmp_path, monkeypatch):
+    """A reader whose float fit sits at the grid's top (4, as a barely trained one does) gets no factor above 1: the
+    temperature stays at most 4 (a smoke run's reader once landed at 5)."""
+    import torch
+
+    torch.manual_seed(1)
+    net = cr.make_net(in_ch=3, n_rank=6, n_letter=4).eval()
+    X = cr.normalize(np.random.default_rng(2).integers(0, 256, (64, cr.CORNER_H, cr.CORNER_W, 3), dtype=np.uint8))
+    onnx = tmp_path / "r.onnx"
+    cr.export(net, onnx)
+    R, L = np.arange(64) % 6, np.arange(64) % 4
+    calls = []
+
+    def fit(zr, zl, R_, L_, grid=None):  # the float fit at the top; the int8 file would want 1.25 more if it could
+        calls.append(None if grid is None else np.asarray(grid))
+        return cr.TEMPERATURE_GRID[-1] if grid is None else float(np.max(grid))
+
+    monkeypatch.setattr(cr, "fit_temperature", fit)
+    rep = cr.calibrated_int8(net, onnx, tmp_path / "r.int8.onnx", X, R, L, X)
+    assert rep["temperature_fp32"] == pytest.approx(4.0) and rep["int8_factor"] == 1.0
+    assert rep["temperature"] == pytest.approx(4.0)
+    assert calls[1].max() == 1.0 and calls[1].min() == pytest.approx(0.8)  # the factors offered: none above 1

@@ -702,7 +702,8 @@ def calibrated_int8(net, onnx_path: Path, int8_path: Path, Xc: np.ndarray, Rc, L
     the float logits of the calibration crops ``Xc`` (labels ``Rc``, ``Lc``), T is fitted on them
     (``TEMPERATURE_GRID``), folded into the heads (``export``) and quantized to ``int8_path`` (ranges from ``Xq``).
     Quantizing moves the logits a little, so the int8 file's logits are fitted again, for a factor (``INT8_FACTORS``);
-    where it is not 1, T times it is exported and quantized again (the same ranges' crops). Returns ``{"temperature":
+    where it is not 1, T times it is exported and quantized again (the same ranges' crops); T stays within the grid's
+    range (0.5-4). Returns ``{"temperature":
     the T in both files, "temperature_fp32": the float fit, "int8_factor": the factor, "int8_factor_after": the int8
     file's factor at the end (1 where it landed)}``."""
     zr, zl, _ = logits(onnx_path, Xc, threads=threads)
@@ -710,14 +711,17 @@ def calibrated_int8(net, onnx_path: Path, int8_path: Path, Xc: np.ndarray, Rc, L
     export(net, onnx_path, T0)
     quantize(onnx_path, int8_path, Xq)
     zr8, zl8, _ = logits(int8_path, Xc, threads=threads)
-    s = fit_temperature(zr8, zl8, Rc, Lc, INT8_FACTORS)
+    lo, hi = TEMPERATURE_GRID[0], TEMPERATURE_GRID[-1]  # the temperature stays in the grid's range (a reader barely
+    # trained sits at its edge)
+    factors = INT8_FACTORS[(T0 * INT8_FACTORS >= lo * (1 - 1e-9)) & (T0 * INT8_FACTORS <= hi * (1 + 1e-9))]
+    s = fit_temperature(zr8, zl8, Rc, Lc, factors)
     T, after = T0, s
     if s != 1.0:
         T = T0 * s
         export(net, onnx_path, T)
         quantize(onnx_path, int8_path, Xq)
         zr8, zl8, _ = logits(int8_path, Xc, threads=threads)
-        after = fit_temperature(zr8, zl8, Rc, Lc, INT8_FACTORS)
+        after = fit_temperature(zr8, zl8, Rc, Lc, INT8_FACTORS)  # over the whole range: what it would still want
     return {"temperature": round(float(T), 4), "temperature_fp32": round(float(T0), 4), "int8_factor": round(float(s), 4),
             "int8_factor_after": round(float(after), 4)}
 
