@@ -2,6 +2,7 @@
 frame again in overlapping tiles (``Detector.tiled``, ``SuitedScanner.zoom_in``)."""
 
 import numpy as np
+import pytest
 
 import vision.detect as D
 from vision.fonts import split_fonts
@@ -231,40 +232,24 @@ def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkey
         assert det.at_table_scale(frame, 0.1, (), False, True) == found  # zoom_in off: never tiled
 
 
-def test_island_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_wrongly():
-    """Two held-out far frames (island54: seed 52's hand, seed 44's trick pile) whose first pass holds boxes but none
-    at 0.5: without the tiles 0 + 1 of 9 + 6 cards exact, with them 8 + 5 (session 65's run), none wrong either way."""
-    sc = SuitedScanner("island54", threads=2)
-    assert sc.tile_unsure  # the committed island54 report's
+@pytest.mark.parametrize("deck,frames,cards,gain", [
+    ("island54", ((52, HAND), (44, "trick")), 15, 8),  # session 65: 0 + 1 of 9 + 6 exact without the tiles, 8 + 5 with
+    ("standard52", ((60, "trick"), (61, HAND)), 11, 6),  # session 88 (rule TU): 0 + 0 of 5 + 6 without, 3 + 4 with
+])
+def test_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_wrongly(deck, frames, cards, gain):
+    """Two held-out far frames per deck whose first pass holds boxes but none at 0.5 read more cards with the tiles
+    (the committed report's ``tile_unsure``), none wrong either way."""
+    sc = SuitedScanner(deck, threads=2)
+    assert sc.tile_unsure  # the committed report's
     rows = {False: [], True: []}
-    for seed, layout in ((52, HAND), (44, "trick")):
-        f = far_scene(_scene(seed, layout, "island54"))
+    for seed, layout in frames:
+        f = far_scene(_scene(seed, layout, deck))
         d = sc.detector(f.image, 0.1)
         assert d and not any(x[1] >= 0.5 for x in d)  # the frame the switch is for
         for t in rows:
             sc.tile_unsure = t
             rows[t] += match_reads(f, sc.scan(f.image))
     before, after = score_rows(rows[False]), score_rows(rows[True])
-    assert after["cards"] == before["cards"] == 15
-    assert after["exact"] >= before["exact"] + 8
-    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
-
-
-def test_standard_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_wrongly():
-    """standard52 since session 88 (rule TU): two held-out far frames (seed 60's trick pile, seed 61's hand) whose first
-    pass holds boxes but none at 0.5: without the tiles 0 + 0 of 5 + 6 cards exact, with them 3 + 4 (session 88's run),
-    none wrong either way."""
-    sc = SuitedScanner("standard52", threads=2)
-    assert sc.tile_unsure  # the committed standard52 report's
-    rows = {False: [], True: []}
-    for seed, layout in ((60, "trick"), (61, HAND)):
-        f = far_scene(_scene(seed, layout, "standard52"))
-        d = sc.detector(f.image, 0.1)
-        assert d and not any(x[1] >= 0.5 for x in d)  # the frame the switch is for
-        for t in rows:
-            sc.tile_unsure = t
-            rows[t] += match_reads(f, sc.scan(f.image))
-    before, after = score_rows(rows[False]), score_rows(rows[True])
-    assert after["cards"] == before["cards"] == 11
-    assert after["exact"] >= before["exact"] + 6
+    assert after["cards"] == before["cards"] == cards
+    assert after["exact"] >= before["exact"] + gain
     assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
