@@ -703,9 +703,8 @@ def calibrated_int8(net, onnx_path: Path, int8_path: Path, Xc: np.ndarray, Rc, L
     (``TEMPERATURE_GRID``), folded into the heads (``export``) and quantized to ``int8_path`` (ranges from ``Xq``).
     Quantizing moves the logits a little, so the int8 file's logits are fitted again, for a factor (``INT8_FACTORS``);
     where it is not 1, T times it is exported and quantized again (the same ranges' crops); T stays within the grid's
-    range (0.5-4). Returns ``{"temperature":
-    the T in both files, "temperature_fp32": the float fit, "int8_factor": the factor, "int8_factor_after": the int8
-    file's factor at the end (1 where it landed)}``."""
+    range (0.5-4). Returns ``{"temperature": the T in both files, "temperature_fp32": the float fit, "int8_factor": the
+    factor, "int8_factor_after": the int8 file's factor at the end (1 where it landed)}``."""
     zr, zl, _ = logits(onnx_path, Xc, threads=threads)
     T0 = fit_temperature(zr, zl, Rc, Lc)
     export(net, onnx_path, T0)
