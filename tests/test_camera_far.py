@@ -230,6 +230,11 @@ def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkey
         assert len(got) == len(found) + (4 if tiled else 0), (found, got)
         assert det.at_table_scale(frame, 0.1, (), True) == found  # without tile_unsure: as before
         assert det.at_table_scale(frame, 0.1, (), False, True) == found  # zoom_in off: never tiled
+        # tile_empty (session 89): a first pass with nothing at all is tiled too; one with boxes is as before
+        got = det.at_table_scale(frame, 0.1, (), True, True, True)
+        assert len(got) == len(found) + (4 if tiled or not found else 0), (found, got)
+        assert det.at_table_scale(frame, 0.1, (), True, False, True) == (found if found else got)
+        assert det.at_table_scale(frame, 0.1, (), False, True, True) == found  # zoom_in off: never tiled
 
 
 @pytest.mark.parametrize("deck,frames,cards,gain", [
@@ -252,4 +257,27 @@ def test_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_wrongly(
     before, after = score_rows(rows[False]), score_rows(rows[True])
     assert after["cards"] == before["cards"] == cards
     assert after["exact"] >= before["exact"] + gain
+    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
+
+
+@pytest.mark.parametrize("deck,frames,cards,gain", [
+    ("island54", ((52, "trick"), (113, "trick")), 10, 7),  # session 89 (rule TE): 0 + 0 of 4 + 6 without, 4 + 4 with
+    ("standard52", ((113, "trick"), (47, HAND)), 16, 6),  # 0 + 0 of 6 + 10 without, 6 + 1 with
+])
+def test_far_frames_whose_first_pass_finds_nothing_are_tiled_where_the_deck_says_so(deck, frames, cards, gain):
+    """Two held-out far frames per deck whose first pass finds nothing at all at the scanner's floor (0.1): without
+    ``tile_empty`` no card is read (``tile_unsure`` asks for a box), with it (the committed report's, session 89) the
+    tiles find them; none wrong either way."""
+    sc = SuitedScanner(deck, threads=2)
+    assert sc.tile_empty and sc.tile_unsure  # the committed report's
+    rows = {False: [], True: []}
+    for seed, layout in frames:
+        f = far_scene(_scene(seed, layout, deck))
+        assert sc.detector(f.image, 0.1) == []  # the frame the switch is for
+        for t in rows:
+            sc.tile_empty = t
+            rows[t] += match_reads(f, sc.scan(f.image))
+    before, after = score_rows(rows[False]), score_rows(rows[True])
+    assert after["cards"] == before["cards"] == cards
+    assert before["exact"] == 0 and after["exact"] >= gain
     assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0

@@ -337,7 +337,7 @@ class Detector:
             raise ValueError(f"unknown backend {backend!r}")
 
     def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = (),
-                       zoom_in: bool = False, tile_unsure: bool = False):
+                       zoom_in: bool = False, tile_unsure: bool = False, tile_empty: bool = False):
         """Detections as ``__call__``; a frame whose cards look larger than a tablet over the table sees them (its
         index boxes' median long side in the input over ZOOM_FROM times INDEX_PX: a photo taken close up) is detected
         again shrunk so that that median is INDEX_PX (at most MAX_ZOOM times), and the two passes' boxes are pooled:
@@ -347,7 +347,9 @@ class Detector:
         detected again in tiles (``tiled``), pooled the same way (beside the look-out passes, where it has no
         index box at 0.5). ``tile_unsure`` (with ``zoom_in``): a frame whose first pass holds boxes (at
         ``conf_thres``) but none at 0.5 is tiled too (``looks_far`` cannot tell from it; a deck's reader report's
-        ``tile_unsure``)."""
+        ``tile_unsure``). ``tile_empty`` (with ``zoom_in``): a frame whose first pass holds no box at all (at
+        ``conf_thres``) is tiled too: from twice as far a trick pile or a fan can leave the first pass nothing (a
+        deck's reader report's ``tile_empty``; it costs four more passes on every empty table)."""
         dets = self(bgr, conf_thres)
         # whether this frame's cards looked small (a camera further from the table): the app says so when a reading
         # is not complete (companion.tablecam.map_reading's ``far``)
@@ -357,7 +359,7 @@ class Detector:
         h, w = bgr.shape[:2]
         s = min(self.size[0] / w, self.size[1] / h)
         ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
-        unsure = tile_unsure and bool(dets) and not any(d[1] >= 0.5 for d in dets)
+        unsure = (tile_unsure and bool(dets) and not any(d[1] >= 0.5 for d in dets)) or (tile_empty and not dets)
         more = self.tiled(bgr, conf_thres) if zoom_in and (self.looked_far or unsure) else []
         if not ix:
             more += [d for z in nothing_found for d in self(bgr, conf_thres, z)]

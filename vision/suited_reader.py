@@ -711,6 +711,8 @@ class SuitedScanner:
         # ... and a frame whose first pass finds boxes but none at 0.5, where the reader's report says so (island54 since
         # session 65)
         self.tile_unsure = bool(self.reader.thresholds.get("tile_unsure", False))
+        # ... and a frame whose first pass finds nothing at all, where the report says so (``tile_empty``, session 89)
+        self.tile_empty = bool(self.reader.thresholds.get("tile_empty", False))
         # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
         # rule Y, when frames had become fast enough to pay for it), or only where the chosen fit's short side is weak
         # (``long_box_weak_edge``, session 74). Each was judged on the deck's own faces, so a taught deck takes it only
@@ -938,7 +940,7 @@ class SuitedScanner:
         ``scan`` reads. Scanners with the same ``detect_key`` find the same boxes in a frame (a judge of reader-only
         candidates detects each frame once for them)."""
         dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in,
-                                            self.tile_unsure)
+                                            self.tile_unsure, self.tile_empty)
         return dets, bool(self.detector.looked_far)
 
     @property
@@ -948,7 +950,8 @@ class SuitedScanner:
             import hashlib
 
             self._det_digest = hashlib.sha256(self._det_file.read_bytes()).hexdigest()
-        return (self._det_digest, tuple(self.look_out), bool(self.zoom_in), bool(self.tile_unsure))
+        return (self._det_digest, tuple(self.look_out), bool(self.zoom_in), bool(self.tile_unsure),
+                bool(self.tile_empty))
 
     def scan(self, bgr: np.ndarray, found: tuple[list, bool] | None = None) -> list[SuitedRead]:
         """The frame's reads. ``found``: ``detect``'s result for this frame by a scanner with the same
@@ -1356,8 +1359,8 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     th = {**th, "frame_ink": ink["exact"] > st["exact"]
           and ink["wrong_confident"] + ink["false_reads"] <= st["wrong_confident"] + st["false_reads"]}
     st = ink if th["frame_ink"] else st
-    # not written here: the far bars and ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
-    # judged on far scenes for the reader they were chosen beside, and ``suit_look`` (session 72, judged by its own
+    # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65) and
+    # ``tile_empty`` (... nothing at all: session 89), judged on far scenes for the reader they were chosen beside, and ``suit_look`` (session 72, judged by its own
     # rule beside the reader it was kept with) with ``taught_suit_look`` (session 73), ``scaled_look`` (session 80,
     # off), ``long_box`` (session 73, off) and ``long_box_weak_edge`` (session 74, judged beside this reader's bars); a
     # reader trained again goes without them until they are judged again
