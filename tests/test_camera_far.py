@@ -281,3 +281,57 @@ def test_far_frames_whose_first_pass_finds_nothing_are_tiled_where_the_deck_says
     assert after["cards"] == before["cards"] == cards
     assert before["exact"] == 0 and after["exact"] >= gain
     assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
+
+
+def test_a_frame_whose_cards_look_small_but_whose_indices_do_not_is_tiled_where_the_deck_says_so(monkeypatch):
+    """``looks_far``'s card rule (cards at 0.5 with a median long side under ZOOM_IN_CARD_PX in the detector's input)
+    is overruled by found indices of ZOOM_IN_NOT_FROM px or more (a close-up's spurious small card box). With
+    ``tile_small_cards`` (session 89, rule TC) such a frame is tiled all the same, and still not called far (its bars
+    stay the near ones); a frame whose cards do not look small is not. The network's boxes are set here."""
+    det = SuitedScanner("island54", threads=2).detector
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    k = 1 / min(det.size[0] / 1280, det.size[1] / 720)  # detector-input px -> frame px
+    first = {}
+
+    def boxes(bgr, conf_thres=0.25, zoom=1.0):
+        if bgr.shape[:2] == (720, 1280):
+            return [d for d in first["boxes"] if d[1] >= conf_thres]
+        return [(1, 0.9, 30.0, 40.0, 8.0, 12.0, 0.0)]  # every tile: one index in its middle
+
+    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **kw: boxes(*a, **kw))
+    index = (1, 0.8, 200.0, 300.0, 0.6 * 16 * k, 16 * k, 0.0)  # 16 px in the input: at least ZOOM_IN_NOT_FROM
+    assert 16 >= D.ZOOM_IN_NOT_FROM and 50 < D.ZOOM_IN_CARD_PX < 100
+    for card_px, tiled in ((50, True), (100, False)):
+        first["boxes"] = [(0, 0.9, 600.0, 300.0, 0.7 * card_px * k, card_px * k, 0.0), index]
+        assert det.cards_look_small(first["boxes"], frame.shape) == tiled
+        got = det.at_table_scale(frame, 0.1, (), True, True, True, True)
+        assert not det.looked_far  # the indices say the cards are not small: the near bars
+        assert len(got) == 2 + (4 if tiled else 0), (card_px, got)
+        assert det.at_table_scale(frame, 0.1, (), True, True, True) == first["boxes"]  # without it: as before
+        assert det.at_table_scale(frame, 0.1, (), False, True, True, True) == first["boxes"]  # zoom_in off: never
+
+
+@pytest.mark.parametrize("deck,frames,cards,before_exact,gain", [
+    ("island54", ((65, "start"), (111, HAND)), 15, 8, 6),  # session 89 (rule TC): 4 + 4 of 8 + 7 without, 8 + 7 with
+    ("standard52", ((65, "start"), (113, "fan")), 14, 5, 8),  # 4 + 1 of 8 + 6 without, 8 + 6 with
+])
+def test_far_frames_whose_cards_look_small_but_indices_do_not_read_more_with_the_tiles(deck, frames, cards,
+                                                                                       before_exact, gain):
+    """Two held-out far frames per deck where ``looks_far``'s card rule fires and the found indices overrule it:
+    with ``tile_small_cards`` (the committed report's, session 89) the tiles read more of them, none wrong either
+    way, and the frame is still read at the near bars."""
+    sc = SuitedScanner(deck, threads=2)
+    assert sc.tile_small_cards  # the committed report's
+    rows = {False: [], True: []}
+    for seed, layout in frames:
+        f = far_scene(_scene(seed, layout, deck))
+        d = sc.detector(f.image, 0.1)
+        assert sc.detector.cards_look_small(d, f.image.shape) and not sc.detector.looks_far(d, f.image.shape)
+        for t in rows:
+            sc.tile_small_cards = t
+            rows[t] += match_reads(f, sc.scan(f.image))
+            assert not sc.detector.looked_far
+    before, after = score_rows(rows[False]), score_rows(rows[True])
+    assert after["cards"] == before["cards"] == cards and before["exact"] == before_exact
+    assert after["exact"] >= before["exact"] + gain
+    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0

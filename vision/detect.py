@@ -118,7 +118,9 @@ ZOOM_IN_CARD_PX = 65.0  # ... or whose found cards (score >= 0.5) have a median 
 # calibration-font suited scenes (seeds 7,500,000+, standard52): cards' medians 5th-95th percentile 69.9-118.7 px as
 # they are, 40.9-62.4 at half size (indices 10.3-21.2 against 7.1-10.8; 11 of the 60 far frames have no index at 0.5)
 ZOOM_IN_NOT_FROM = 12.0  # ... unless the found indices' median is at least this: then the cards are not small (on
-# close-up photos of edje-pinochle's train split one spurious small card box set the card rule off; session 53)
+# close-up photos of edje-pinochle's train split one spurious small card box set the card rule off; session 53); such a
+# frame is still tiled, at the near bars, with ``tile_small_cards`` (session 89: far hands and rows find index boxes
+# that large too)
 TILE = 0.575
 TILE_EDGE_PX = 2.0  # a tile's box whose corner lies this near (or past) an inner edge of the tile is cut: dropped
 
@@ -337,7 +339,8 @@ class Detector:
             raise ValueError(f"unknown backend {backend!r}")
 
     def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = (),
-                       zoom_in: bool = False, tile_unsure: bool = False, tile_empty: bool = False):
+                       zoom_in: bool = False, tile_unsure: bool = False, tile_empty: bool = False,
+                       tile_small_cards: bool = False):
         """Detections as ``__call__``; a frame whose cards look larger than a tablet over the table sees them (its
         index boxes' median long side in the input over ZOOM_FROM times INDEX_PX: a photo taken close up) is detected
         again shrunk so that that median is INDEX_PX (at most MAX_ZOOM times), and the two passes' boxes are pooled:
@@ -349,7 +352,10 @@ class Detector:
         ``conf_thres``) but none at 0.5 is tiled too (``looks_far`` cannot tell from it; a deck's reader report's
         ``tile_unsure``). ``tile_empty`` (with ``zoom_in``): a frame whose first pass holds no box at all (at
         ``conf_thres``) is tiled too: from twice as far a trick pile or a fan can leave the first pass nothing (a
-        deck's reader report's ``tile_empty``; it costs four more passes on every empty table)."""
+        deck's reader report's ``tile_empty``; it costs four more passes on every empty table). ``tile_small_cards``
+        (with ``zoom_in``): a frame whose found cards look small (``cards_look_small``) while its found indices do not
+        (``looks_far`` then says no: a close-up's spurious small card box) is tiled too, and not called far (its
+        bars stay the near ones; a deck's reader report's ``tile_small_cards``)."""
         dets = self(bgr, conf_thres)
         # whether this frame's cards looked small (a camera further from the table): the app says so when a reading
         # is not complete (companion.tablecam.map_reading's ``far``)
@@ -359,7 +365,8 @@ class Detector:
         h, w = bgr.shape[:2]
         s = min(self.size[0] / w, self.size[1] / h)
         ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
-        unsure = (tile_unsure and bool(dets) and not any(d[1] >= 0.5 for d in dets)) or (tile_empty and not dets)
+        unsure = (tile_unsure and bool(dets) and not any(d[1] >= 0.5 for d in dets)) or (tile_empty and not dets) or (
+            tile_small_cards and self.cards_look_small(dets, bgr.shape))
         more = self.tiled(bgr, conf_thres) if zoom_in and (self.looked_far or unsure) else []
         if not ix:
             more += [d for z in nothing_found for d in self(bgr, conf_thres, z)]
@@ -372,6 +379,13 @@ class Detector:
             if not any(same_place(o, d) for o in out):
                 out.append(d)
         return out
+
+    def cards_look_small(self, dets, shape) -> bool:
+        """Whether a frame's first-pass cards (score >= 0.5) have a median long side in the detector's input under
+        ZOOM_IN_CARD_PX (``looks_far``'s card rule, whatever the found indices say)."""
+        s = min(self.size[0] / shape[1], self.size[1] / shape[0])
+        cx = [max(d[4], d[5]) * s for d in dets if d[0] == 0 and d[1] >= 0.5]
+        return bool(cx) and float(np.median(cx)) < ZOOM_IN_CARD_PX
 
     def looks_far(self, dets, shape) -> bool:
         """Whether a frame's first-pass detections (score >= 0.5) look as a camera further from the table sees

@@ -713,6 +713,8 @@ class SuitedScanner:
         self.tile_unsure = bool(self.reader.thresholds.get("tile_unsure", False))
         # ... and a frame whose first pass finds nothing at all, where the report says so (``tile_empty``, session 89)
         self.tile_empty = bool(self.reader.thresholds.get("tile_empty", False))
+        # ... and a frame whose found cards look small while its found indices do not (``tile_small_cards``, session 89)
+        self.tile_small_cards = bool(self.reader.thresholds.get("tile_small_cards", False))
         # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
         # rule Y, when frames had become fast enough to pay for it), or only where the chosen fit's short side is weak
         # (``long_box_weak_edge``, session 74). Each was judged on the deck's own faces, so a taught deck takes it only
@@ -940,7 +942,7 @@ class SuitedScanner:
         ``scan`` reads. Scanners with the same ``detect_key`` find the same boxes in a frame (a judge of reader-only
         candidates detects each frame once for them)."""
         dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in,
-                                            self.tile_unsure, self.tile_empty)
+                                            self.tile_unsure, self.tile_empty, self.tile_small_cards)
         return dets, bool(self.detector.looked_far)
 
     @property
@@ -951,7 +953,7 @@ class SuitedScanner:
 
             self._det_digest = hashlib.sha256(self._det_file.read_bytes()).hexdigest()
         return (self._det_digest, tuple(self.look_out), bool(self.zoom_in), bool(self.tile_unsure),
-                bool(self.tile_empty))
+                bool(self.tile_empty), bool(self.tile_small_cards))
 
     def scan(self, bgr: np.ndarray, found: tuple[list, bool] | None = None) -> list[SuitedRead]:
         """The frame's reads. ``found``: ``detect``'s result for this frame by a scanner with the same
