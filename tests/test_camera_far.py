@@ -335,3 +335,63 @@ def test_far_frames_whose_cards_look_small_but_indices_do_not_read_more_with_the
     assert after["cards"] == before["cards"] == cards and before["exact"] == before_exact
     assert after["exact"] >= before["exact"] + gain
     assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
+
+
+def test_a_frame_that_finds_small_indices_but_no_card_is_tiled_where_the_deck_says_so(monkeypatch):
+    """A first pass that finds index boxes at 0.5 but no card at 0.5, their median under ZOOM_IN_NOT_FROM but not
+    under ZOOM_IN_BELOW (``looks_far`` says no), is tiled with ``tile_indices_only`` (session 89, rule TI), at the
+    near bars; with a card at 0.5, or indices of ZOOM_IN_NOT_FROM px or more, it is not. The
+    network's boxes are set here."""
+    det = SuitedScanner("standard52", threads=2).detector
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    k = 1 / min(det.size[0] / 1280, det.size[1] / 720)  # detector-input px -> frame px
+    first = {}
+
+    def boxes(bgr, conf_thres=0.25, zoom=1.0):
+        if bgr.shape[:2] == (720, 1280):
+            return [d for d in first["boxes"] if d[1] >= conf_thres]
+        return [(1, 0.9, 30.0, 40.0, 8.0, 12.0, 0.0)]  # every tile: one index in its middle
+
+    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **kw: boxes(*a, **kw))
+
+    def index(px, x):
+        return (1, 0.8, x, 300.0, 0.6 * px * k, px * k, 0.0)
+
+    assert D.ZOOM_IN_BELOW < 10.5 < D.ZOOM_IN_NOT_FROM <= 13
+    card = (0, 0.9, 600.0, 300.0, 70 * k, 100 * k, 0.0)  # a card that does not look small
+    for found, tiled in (([index(10.5, 200.0), index(10.5, 260.0)], True),
+                         ([index(10.5, 200.0), index(10.5, 260.0), card], False),
+                         ([index(13, 200.0), index(13, 260.0)], False)):
+        first["boxes"] = found
+        assert det.indices_only_small(found, frame.shape) == tiled
+        got = det.at_table_scale(frame, 0.1, (), True, True, True, True, True)
+        assert not det.looked_far  # read at the near bars
+        assert len(got) == len(found) + (4 if tiled else 0), (found, got)
+        assert det.at_table_scale(frame, 0.1, (), True, True, True, True) == found  # without it: as before
+        assert det.at_table_scale(frame, 0.1, (), False, True, True, True, True) == found  # zoom_in off: never
+
+
+@pytest.mark.parametrize("deck,frames,cards,before_exact,gain", [
+    ("island54", ((63, HAND), (69, HAND)), 24, 3, 14),  # session 89 (rule TI): 3 + 0 of 11 + 13 without, 10 + 9 with
+    ("standard52", ((44, "trick"), (66, HAND)), 14, 1, 10),  # 0 + 1 of 6 + 8 without, 5 + 8 with
+])
+def test_far_frames_that_find_small_indices_but_no_card_read_more_with_the_tiles(deck, frames, cards, before_exact,
+                                                                                 gain):
+    """Two held-out far frames per deck whose first pass finds small indices but no card at 0.5 (``looks_far`` says
+    no): with ``tile_indices_only`` (the committed report's, session 89) the tiles read more of them, none wrong either
+    way, at the near bars."""
+    sc = SuitedScanner(deck, threads=2)
+    assert sc.tile_indices_only  # the committed report's
+    rows = {False: [], True: []}
+    for seed, layout in frames:
+        f = far_scene(_scene(seed, layout, deck))
+        d = sc.detector(f.image, 0.1)
+        assert sc.detector.indices_only_small(d, f.image.shape) and not sc.detector.looks_far(d, f.image.shape)
+        for t in rows:
+            sc.tile_indices_only = t
+            rows[t] += match_reads(f, sc.scan(f.image))
+            assert not sc.detector.looked_far
+    before, after = score_rows(rows[False]), score_rows(rows[True])
+    assert after["cards"] == before["cards"] == cards and before["exact"] == before_exact
+    assert after["exact"] >= before["exact"] + gain
+    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0

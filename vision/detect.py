@@ -340,7 +340,7 @@ class Detector:
 
     def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = (),
                        zoom_in: bool = False, tile_unsure: bool = False, tile_empty: bool = False,
-                       tile_small_cards: bool = False):
+                       tile_small_cards: bool = False, tile_indices_only: bool = False):
         """Detections as ``__call__``; a frame whose cards look larger than a tablet over the table sees them (its
         index boxes' median long side in the input over ZOOM_FROM times INDEX_PX: a photo taken close up) is detected
         again shrunk so that that median is INDEX_PX (at most MAX_ZOOM times), and the two passes' boxes are pooled:
@@ -355,7 +355,10 @@ class Detector:
         deck's reader report's ``tile_empty``; it costs four more passes on every empty table). ``tile_small_cards``
         (with ``zoom_in``): a frame whose found cards look small (``cards_look_small``) while its found indices do not
         (``looks_far`` then says no: a close-up's spurious small card box) is tiled too, and not called far (its
-        bars stay the near ones; a deck's reader report's ``tile_small_cards``)."""
+        bars stay the near ones; a deck's reader report's ``tile_small_cards``). ``tile_indices_only`` (with
+        ``zoom_in``): a frame whose first pass finds indices at 0.5 but no card, their median under ZOOM_IN_NOT_FROM
+        (``indices_only_small``: a hand held tight seen from further away, its indices not quite under ZOOM_IN_BELOW),
+        is tiled too, at the near bars (a deck's reader report's ``tile_indices_only``)."""
         dets = self(bgr, conf_thres)
         # whether this frame's cards looked small (a camera further from the table): the app says so when a reading
         # is not complete (companion.tablecam.map_reading's ``far``)
@@ -366,7 +369,8 @@ class Detector:
         s = min(self.size[0] / w, self.size[1] / h)
         ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
         unsure = (tile_unsure and bool(dets) and not any(d[1] >= 0.5 for d in dets)) or (tile_empty and not dets) or (
-            tile_small_cards and self.cards_look_small(dets, bgr.shape))
+            tile_small_cards and self.cards_look_small(dets, bgr.shape)) or (
+            tile_indices_only and self.indices_only_small(dets, bgr.shape))
         more = self.tiled(bgr, conf_thres) if zoom_in and (self.looked_far or unsure) else []
         if not ix:
             more += [d for z in nothing_found for d in self(bgr, conf_thres, z)]
@@ -386,6 +390,15 @@ class Detector:
         s = min(self.size[0] / shape[1], self.size[1] / shape[0])
         cx = [max(d[4], d[5]) * s for d in dets if d[0] == 0 and d[1] >= 0.5]
         return bool(cx) and float(np.median(cx)) < ZOOM_IN_CARD_PX
+
+    def indices_only_small(self, dets, shape) -> bool:
+        """Whether a frame's first pass holds index boxes at 0.5 and no card box at 0.5, the indices' median long side
+        in the detector's input under ZOOM_IN_NOT_FROM."""
+        s = min(self.size[0] / shape[1], self.size[1] / shape[0])
+        if any(d[0] == 0 and d[1] >= 0.5 for d in dets):
+            return False
+        ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
+        return bool(ix) and float(np.median(ix)) < ZOOM_IN_NOT_FROM
 
     def looks_far(self, dets, shape) -> bool:
         """Whether a frame's first-pass detections (score >= 0.5) look as a camera further from the table sees

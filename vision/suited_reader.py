@@ -715,6 +715,8 @@ class SuitedScanner:
         self.tile_empty = bool(self.reader.thresholds.get("tile_empty", False))
         # ... and a frame whose found cards look small while its found indices do not (``tile_small_cards``, session 89)
         self.tile_small_cards = bool(self.reader.thresholds.get("tile_small_cards", False))
+        # ... and a frame that finds small indices but no card (``tile_indices_only``, session 89)
+        self.tile_indices_only = bool(self.reader.thresholds.get("tile_indices_only", False))
         # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
         # rule Y, when frames had become fast enough to pay for it), or only where the chosen fit's short side is weak
         # (``long_box_weak_edge``, session 74). Each was judged on the deck's own faces, so a taught deck takes it only
@@ -942,7 +944,8 @@ class SuitedScanner:
         ``scan`` reads. Scanners with the same ``detect_key`` find the same boxes in a frame (a judge of reader-only
         candidates detects each frame once for them)."""
         dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in,
-                                            self.tile_unsure, self.tile_empty, self.tile_small_cards)
+                                            self.tile_unsure, self.tile_empty, self.tile_small_cards,
+                                            self.tile_indices_only)
         return dets, bool(self.detector.looked_far)
 
     @property
@@ -953,7 +956,7 @@ class SuitedScanner:
 
             self._det_digest = hashlib.sha256(self._det_file.read_bytes()).hexdigest()
         return (self._det_digest, tuple(self.look_out), bool(self.zoom_in), bool(self.tile_unsure),
-                bool(self.tile_empty), bool(self.tile_small_cards))
+                bool(self.tile_empty), bool(self.tile_small_cards), bool(self.tile_indices_only))
 
     def scan(self, bgr: np.ndarray, found: tuple[list, bool] | None = None) -> list[SuitedRead]:
         """The frame's reads. ``found``: ``detect``'s result for this frame by a scanner with the same
