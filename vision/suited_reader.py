@@ -1364,11 +1364,12 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     th = {**th, "frame_ink": ink["exact"] > st["exact"]
           and ink["wrong_confident"] + ink["false_reads"] <= st["wrong_confident"] + st["false_reads"]}
     st = ink if th["frame_ink"] else st
-    # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65) and
-    # ``tile_empty`` (... nothing at all: session 89), judged on far scenes for the reader they were chosen beside, and ``suit_look`` (session 72, judged by its own
-    # rule beside the reader it was kept with) with ``taught_suit_look`` (session 73), ``scaled_look`` (session 80,
-    # off), ``long_box`` (session 73, off) and ``long_box_weak_edge`` (session 74, judged beside this reader's bars); a
-    # reader trained again goes without them until they are judged again
+    # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
+    # ``tile_empty``, ``tile_small_cards`` and ``tile_indices_only`` (session 89), judged on far scenes for the reader
+    # they were chosen beside, and ``suit_look`` (session 72, judged by its own rule beside the reader it was kept with)
+    # with ``taught_suit_look`` (session 73), ``scaled_look`` (session 80, off), ``long_box`` (session 73, off) and
+    # ``long_box_weak_edge`` (session 74, judged beside this reader's bars); a reader trained again goes without them
+    # until they are judged again
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
                              "index, and the rank alone of each: its probability summed over the suits); the "
