@@ -203,6 +203,20 @@ def test_the_far_bars_recipe_writes_them_into_the_report(tmp_path):
     assert not (tmp_path / "none").exists()
 
 
+def _first_pass(monkeypatch) -> dict:
+    """The network's boxes set: a whole 1280 x 720 frame gives ``first["boxes"]`` (those at the asked floor or over),
+    every tile one index in its middle."""
+    first: dict = {}
+
+    def boxes(bgr, conf_thres=0.25, zoom=1.0):
+        if bgr.shape[:2] == (720, 1280):
+            return [d for d in first["boxes"] if d[1] >= conf_thres]
+        return [(1, 0.9, 30.0, 40.0, 8.0, 12.0, 0.0)]  # every tile: one index in its middle
+
+    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **kw: boxes(*a, **kw))
+    return first
+
+
 def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkeypatch):
     """A frame whose first pass holds boxes but none at 0.5 (a camera so far that ``looks_far`` has nothing to go on)
     is detected again in tiles where the deck's reader report says ``tile_unsure`` (island54, session 65), and read
@@ -212,14 +226,7 @@ def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkey
     assert sc.tile_unsure and SuitedScanner("standard52", threads=2).tile_unsure  # standard52's since session 88
     det = sc.detector
     frame = np.zeros((720, 1280, 3), np.uint8)
-    first = {}
-
-    def boxes(bgr, conf_thres=0.25, zoom=1.0):
-        if bgr.shape[:2] == (720, 1280):
-            return [d for d in first["boxes"] if d[1] >= conf_thres]
-        return [(1, 0.9, 30.0, 40.0, 8.0, 12.0, 0.0)]  # every tile: one index in its middle
-
-    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **k: boxes(*a, **k))
+    first = _first_pass(monkeypatch)
     big = 16 / min(det.size[0] / 1280, det.size[1] / 720)  # an index of 16 px in the detector's input: not far
     for found, tiled in (([(1, 0.3, 200.0, 300.0, 8.0, 12.0, 0.0), (0, 0.12, 600.0, 300.0, 40.0, 60.0, 0.0)], True),
                          ([], False),
@@ -260,29 +267,6 @@ def test_far_frames_with_nothing_sure_read_more_with_the_tiles_and_none_wrongly(
     assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
 
 
-@pytest.mark.parametrize("deck,frames,cards,gain", [
-    ("island54", ((52, "trick"), (113, "trick")), 10, 7),  # session 89 (rule TE): 0 + 0 of 4 + 6 without, 4 + 4 with
-    ("standard52", ((113, "trick"), (47, HAND)), 16, 6),  # 0 + 0 of 6 + 10 without, 6 + 1 with
-])
-def test_far_frames_whose_first_pass_finds_nothing_are_tiled_where_the_deck_says_so(deck, frames, cards, gain):
-    """Two held-out far frames per deck whose first pass finds nothing at all at the scanner's floor (0.1): without
-    ``tile_empty`` no card is read (``tile_unsure`` asks for a box), with it (the committed report's, session 89) the
-    tiles find them; none wrong either way."""
-    sc = SuitedScanner(deck, threads=2)
-    assert sc.tile_empty and sc.tile_unsure  # the committed report's
-    rows = {False: [], True: []}
-    for seed, layout in frames:
-        f = far_scene(_scene(seed, layout, deck))
-        assert sc.detector(f.image, 0.1) == []  # the frame the switch is for
-        for t in rows:
-            sc.tile_empty = t
-            rows[t] += match_reads(f, sc.scan(f.image))
-    before, after = score_rows(rows[False]), score_rows(rows[True])
-    assert after["cards"] == before["cards"] == cards
-    assert before["exact"] == 0 and after["exact"] >= gain
-    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
-
-
 def test_a_frame_whose_cards_look_small_but_whose_indices_do_not_is_tiled_where_the_deck_says_so(monkeypatch):
     """``looks_far``'s card rule (cards at 0.5 with a median long side under ZOOM_IN_CARD_PX in the detector's input)
     is overruled by found indices of ZOOM_IN_NOT_FROM px or more (a close-up's spurious small card box). With
@@ -291,14 +275,7 @@ def test_a_frame_whose_cards_look_small_but_whose_indices_do_not_is_tiled_where_
     det = SuitedScanner("island54", threads=2).detector
     frame = np.zeros((720, 1280, 3), np.uint8)
     k = 1 / min(det.size[0] / 1280, det.size[1] / 720)  # detector-input px -> frame px
-    first = {}
-
-    def boxes(bgr, conf_thres=0.25, zoom=1.0):
-        if bgr.shape[:2] == (720, 1280):
-            return [d for d in first["boxes"] if d[1] >= conf_thres]
-        return [(1, 0.9, 30.0, 40.0, 8.0, 12.0, 0.0)]  # every tile: one index in its middle
-
-    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **kw: boxes(*a, **kw))
+    first = _first_pass(monkeypatch)
     index = (1, 0.8, 200.0, 300.0, 0.6 * 16 * k, 16 * k, 0.0)  # 16 px in the input: at least ZOOM_IN_NOT_FROM
     assert 16 >= D.ZOOM_IN_NOT_FROM and 50 < D.ZOOM_IN_CARD_PX < 100
     for card_px, tiled in ((50, True), (100, False)):
@@ -311,32 +288,6 @@ def test_a_frame_whose_cards_look_small_but_whose_indices_do_not_is_tiled_where_
         assert det.at_table_scale(frame, 0.1, (), False, True, True, True) == first["boxes"]  # zoom_in off: never
 
 
-@pytest.mark.parametrize("deck,frames,cards,before_exact,gain", [
-    ("island54", ((65, "start"), (111, HAND)), 15, 8, 6),  # session 89 (rule TC): 4 + 4 of 8 + 7 without, 8 + 7 with
-    ("standard52", ((65, "start"), (113, "fan")), 14, 5, 8),  # 4 + 1 of 8 + 6 without, 8 + 6 with
-])
-def test_far_frames_whose_cards_look_small_but_indices_do_not_read_more_with_the_tiles(deck, frames, cards,
-                                                                                       before_exact, gain):
-    """Two held-out far frames per deck where ``looks_far``'s card rule fires and the found indices overrule it:
-    with ``tile_small_cards`` (the committed report's, session 89) the tiles read more of them, none wrong either
-    way, and the frame is still read at the near bars."""
-    sc = SuitedScanner(deck, threads=2)
-    assert sc.tile_small_cards  # the committed report's
-    rows = {False: [], True: []}
-    for seed, layout in frames:
-        f = far_scene(_scene(seed, layout, deck))
-        d = sc.detector(f.image, 0.1)
-        assert sc.detector.cards_look_small(d, f.image.shape) and not sc.detector.looks_far(d, f.image.shape)
-        for t in rows:
-            sc.tile_small_cards = t
-            rows[t] += match_reads(f, sc.scan(f.image))
-            assert not sc.detector.looked_far
-    before, after = score_rows(rows[False]), score_rows(rows[True])
-    assert after["cards"] == before["cards"] == cards and before["exact"] == before_exact
-    assert after["exact"] >= before["exact"] + gain
-    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
-
-
 def test_a_frame_that_finds_small_indices_but_no_card_is_tiled_where_the_deck_says_so(monkeypatch):
     """A first pass that finds index boxes at 0.5 but no card at 0.5, their median under ZOOM_IN_NOT_FROM but not
     under ZOOM_IN_BELOW (``looks_far`` says no), is tiled with ``tile_indices_only`` (session 89, rule TI), at the
@@ -345,14 +296,7 @@ def test_a_frame_that_finds_small_indices_but_no_card_is_tiled_where_the_deck_sa
     det = SuitedScanner("standard52", threads=2).detector
     frame = np.zeros((720, 1280, 3), np.uint8)
     k = 1 / min(det.size[0] / 1280, det.size[1] / 720)  # detector-input px -> frame px
-    first = {}
-
-    def boxes(bgr, conf_thres=0.25, zoom=1.0):
-        if bgr.shape[:2] == (720, 1280):
-            return [d for d in first["boxes"] if d[1] >= conf_thres]
-        return [(1, 0.9, 30.0, 40.0, 8.0, 12.0, 0.0)]  # every tile: one index in its middle
-
-    monkeypatch.setattr(D.Detector, "__call__", lambda self, *a, **kw: boxes(*a, **kw))
+    first = _first_pass(monkeypatch)
 
     def index(px, x):
         return (1, 0.8, x, 300.0, 0.6 * px * k, px * k, 0.0)
@@ -371,24 +315,40 @@ def test_a_frame_that_finds_small_indices_but_no_card_is_tiled_where_the_deck_sa
         assert det.at_table_scale(frame, 0.1, (), False, True, True, True, True) == found  # zoom_in off: never
 
 
-@pytest.mark.parametrize("deck,frames,cards,before_exact,gain", [
-    ("island54", ((63, HAND), (69, HAND)), 24, 3, 14),  # session 89 (rule TI): 3 + 0 of 11 + 13 without, 10 + 9 with
-    ("standard52", ((44, "trick"), (66, HAND)), 14, 1, 10),  # 0 + 1 of 6 + 8 without, 5 + 8 with
+def _frame_for(det, switch, image) -> bool:
+    """Whether a frame's first pass is one that ``switch`` is for (and that ``looks_far`` does not tile already)."""
+    d = det(image, 0.1)
+    if switch == "tile_empty":
+        return d == []
+    trigger = det.cards_look_small if switch == "tile_small_cards" else det.indices_only_small
+    return trigger(d, image.shape) and not det.looks_far(d, image.shape)
+
+
+@pytest.mark.parametrize("switch,deck,frames,cards,before_exact,gain", [
+    # session 89, rule TE: 0 + 0 of 4 + 6 without, 4 + 4 with; 0 + 0 of 6 + 10 without, 6 + 1 with
+    ("tile_empty", "island54", ((52, "trick"), (113, "trick")), 10, 0, 7),
+    ("tile_empty", "standard52", ((113, "trick"), (47, HAND)), 16, 0, 6),
+    # rule TC: 4 + 4 of 8 + 7 without, 8 + 7 with; 4 + 1 of 8 + 6 without, 8 + 6 with
+    ("tile_small_cards", "island54", ((65, "start"), (111, HAND)), 15, 8, 6),
+    ("tile_small_cards", "standard52", ((65, "start"), (113, "fan")), 14, 5, 8),
+    # rule TI: 3 + 0 of 11 + 13 without, 10 + 9 with; 0 + 1 of 6 + 8 without, 5 + 8 with
+    ("tile_indices_only", "island54", ((63, HAND), (69, HAND)), 24, 3, 14),
+    ("tile_indices_only", "standard52", ((44, "trick"), (66, HAND)), 14, 1, 10),
 ])
-def test_far_frames_that_find_small_indices_but_no_card_read_more_with_the_tiles(deck, frames, cards, before_exact,
-                                                                                 gain):
-    """Two held-out far frames per deck whose first pass finds small indices but no card at 0.5 (``looks_far`` says
-    no): with ``tile_indices_only`` (the committed report's, session 89) the tiles read more of them, none wrong either
-    way, at the near bars."""
+def test_far_frames_each_session_89_trigger_is_for_read_more_with_the_tiles(switch, deck, frames, cards, before_exact,
+                                                                             gain):
+    """Two held-out far frames per deck and trigger (session 89, each the committed report's): a first pass that finds
+    nothing at all (``tile_empty``), cards that look small beside indices that do not (``tile_small_cards``), or small
+    indices and no card (``tile_indices_only``). With the switch the tiles read more of their cards, none wrong either
+    way, and the frame is still read at the near bars."""
     sc = SuitedScanner(deck, threads=2)
-    assert sc.tile_indices_only  # the committed report's
+    assert getattr(sc, switch) and sc.tile_unsure  # the committed report's
     rows = {False: [], True: []}
     for seed, layout in frames:
         f = far_scene(_scene(seed, layout, deck))
-        d = sc.detector(f.image, 0.1)
-        assert sc.detector.indices_only_small(d, f.image.shape) and not sc.detector.looks_far(d, f.image.shape)
+        assert _frame_for(sc.detector, switch, f.image)  # the frame the switch is for
         for t in rows:
-            sc.tile_indices_only = t
+            setattr(sc, switch, t)
             rows[t] += match_reads(f, sc.scan(f.image))
             assert not sc.detector.looked_far
     before, after = score_rows(rows[False]), score_rows(rows[True])
