@@ -238,10 +238,10 @@ def test_a_frame_with_boxes_but_none_sure_is_tiled_where_the_deck_says_so(monkey
         assert det.at_table_scale(frame, 0.1, (), True) == found  # without tile_unsure: as before
         assert det.at_table_scale(frame, 0.1, (), False, True) == found  # zoom_in off: never tiled
         # tile_empty (session 89): a first pass with nothing at all is tiled too; one with boxes is as before
-        got = det.at_table_scale(frame, 0.1, (), True, True, True)
+        got = det.at_table_scale(frame, 0.1, (), True, True, tile_empty=True)
         assert len(got) == len(found) + (4 if tiled or not found else 0), (found, got)
-        assert det.at_table_scale(frame, 0.1, (), True, False, True) == (found if found else got)
-        assert det.at_table_scale(frame, 0.1, (), False, True, True) == found  # zoom_in off: never tiled
+        assert det.at_table_scale(frame, 0.1, (), True, False, tile_empty=True) == (found if found else got)
+        assert det.at_table_scale(frame, 0.1, (), False, True, tile_empty=True) == found  # zoom_in off: never tiled
 
 
 @pytest.mark.parametrize("deck,frames,cards,gain", [
@@ -281,18 +281,19 @@ def test_a_frame_whose_cards_look_small_but_whose_indices_do_not_is_tiled_where_
     for card_px, tiled in ((50, True), (100, False)):
         first["boxes"] = [(0, 0.9, 600.0, 300.0, 0.7 * card_px * k, card_px * k, 0.0), index]
         assert det.cards_look_small(first["boxes"], frame.shape) == tiled
-        got = det.at_table_scale(frame, 0.1, (), True, True, True, True)
+        before = {"tile_empty": True}  # the switches before this one
+        got = det.at_table_scale(frame, 0.1, (), True, True, **before, tile_small_cards=True)
         assert not det.looked_far  # the indices say the cards are not small: the near bars
         assert len(got) == 2 + (4 if tiled else 0), (card_px, got)
-        assert det.at_table_scale(frame, 0.1, (), True, True, True) == first["boxes"]  # without it: as before
-        assert det.at_table_scale(frame, 0.1, (), False, True, True, True) == first["boxes"]  # zoom_in off: never
+        assert det.at_table_scale(frame, 0.1, (), True, True, **before) == first["boxes"]  # without it: as before
+        assert det.at_table_scale(frame, 0.1, (), False, True, **before, tile_small_cards=True) == first["boxes"]
 
 
 def test_a_frame_that_finds_small_indices_but_no_card_is_tiled_where_the_deck_says_so(monkeypatch):
     """A first pass that finds index boxes at 0.5 but no card at 0.5, their median under ZOOM_IN_NOT_FROM but not
     under ZOOM_IN_BELOW (``looks_far`` says no), is tiled with ``tile_indices_only`` (session 89, rule TI), at the
-    near bars; with a card at 0.5, or indices of ZOOM_IN_NOT_FROM px or more, it is not. The
-    network's boxes are set here."""
+    near bars; with a card at 0.5, or indices of ZOOM_IN_NOT_FROM px or more, it is not. The network's boxes are set
+    here."""
     det = SuitedScanner("standard52", threads=2).detector
     frame = np.zeros((720, 1280, 3), np.uint8)
     k = 1 / min(det.size[0] / 1280, det.size[1] / 720)  # detector-input px -> frame px
@@ -308,11 +309,12 @@ def test_a_frame_that_finds_small_indices_but_no_card_is_tiled_where_the_deck_sa
                          ([index(13, 200.0), index(13, 260.0)], False)):
         first["boxes"] = found
         assert det.indices_only_small(found, frame.shape) == tiled
-        got = det.at_table_scale(frame, 0.1, (), True, True, True, True, True)
+        before = {"tile_empty": True, "tile_small_cards": True}  # the switches before this one
+        got = det.at_table_scale(frame, 0.1, (), True, True, **before, tile_indices_only=True)
         assert not det.looked_far  # read at the near bars
         assert len(got) == len(found) + (4 if tiled else 0), (found, got)
-        assert det.at_table_scale(frame, 0.1, (), True, True, True, True) == found  # without it: as before
-        assert det.at_table_scale(frame, 0.1, (), False, True, True, True, True) == found  # zoom_in off: never
+        assert det.at_table_scale(frame, 0.1, (), True, True, **before) == found  # without it: as before
+        assert det.at_table_scale(frame, 0.1, (), False, True, **before, tile_indices_only=True) == found  # never
 
 
 def _frame_for(det, switch, image) -> bool:

@@ -339,7 +339,7 @@ class Detector:
             raise ValueError(f"unknown backend {backend!r}")
 
     def at_table_scale(self, bgr: np.ndarray, conf_thres: float = 0.25, nothing_found: tuple = (),
-                       zoom_in: bool = False, tile_unsure: bool = False, tile_empty: bool = False,
+                       zoom_in: bool = False, tile_unsure: bool = False, *, tile_empty: bool = False,
                        tile_small_cards: bool = False, tile_indices_only: bool = False):
         """Detections as ``__call__``; a frame whose cards look larger than a tablet over the table sees them (its
         index boxes' median long side in the input over ZOOM_FROM times INDEX_PX: a photo taken close up) is detected
@@ -365,9 +365,7 @@ class Detector:
         self.looked_far = self.backend != "ultralytics" and self.looks_far(dets, bgr.shape)
         if self.backend == "ultralytics":
             return dets
-        h, w = bgr.shape[:2]
-        s = min(self.size[0] / w, self.size[1] / h)
-        ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
+        ix = self.sure_sides(dets, bgr.shape, 1)
         unsure = (tile_unsure and bool(dets) and not any(d[1] >= 0.5 for d in dets)) or (tile_empty and not dets) or (
             tile_small_cards and self.cards_look_small(dets, bgr.shape)) or (
             tile_indices_only and self.indices_only_small(dets, bgr.shape))
@@ -384,32 +382,32 @@ class Detector:
                 out.append(d)
         return out
 
+    def sure_sides(self, dets, shape, cls: int) -> list:
+        """The long sides, in the detector's input px, of a frame's first-pass boxes of class ``cls`` (0 card, 1 index)
+        at 0.5 or over (``shape``: the frame's)."""
+        s = min(self.size[0] / shape[1], self.size[1] / shape[0])
+        return [max(d[4], d[5]) * s for d in dets if d[0] == cls and d[1] >= 0.5]
+
     def cards_look_small(self, dets, shape) -> bool:
         """Whether a frame's first-pass cards (score >= 0.5) have a median long side in the detector's input under
         ZOOM_IN_CARD_PX (``looks_far``'s card rule, whatever the found indices say)."""
-        s = min(self.size[0] / shape[1], self.size[1] / shape[0])
-        cx = [max(d[4], d[5]) * s for d in dets if d[0] == 0 and d[1] >= 0.5]
+        cx = self.sure_sides(dets, shape, 0)
         return bool(cx) and float(np.median(cx)) < ZOOM_IN_CARD_PX
 
     def indices_only_small(self, dets, shape) -> bool:
         """Whether a frame's first pass holds index boxes at 0.5 and no card box at 0.5, the indices' median long side
         in the detector's input under ZOOM_IN_NOT_FROM."""
-        s = min(self.size[0] / shape[1], self.size[1] / shape[0])
-        if any(d[0] == 0 and d[1] >= 0.5 for d in dets):
-            return False
-        ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
-        return bool(ix) and float(np.median(ix)) < ZOOM_IN_NOT_FROM
+        ix = self.sure_sides(dets, shape, 1)
+        return not self.sure_sides(dets, shape, 0) and bool(ix) and float(np.median(ix)) < ZOOM_IN_NOT_FROM
 
     def looks_far(self, dets, shape) -> bool:
         """Whether a frame's first-pass detections (score >= 0.5) look as a camera further from the table sees
         them: the cards' median long side in the detector's input under ZOOM_IN_CARD_PX (and the indices', if any,
         under ZOOM_IN_NOT_FROM), or the indices' under ZOOM_IN_BELOW."""
-        s = min(self.size[0] / shape[1], self.size[1] / shape[0])
-        cx = [max(d[4], d[5]) * s for d in dets if d[0] == 0 and d[1] >= 0.5]
-        ix = [max(d[4], d[5]) * s for d in dets if d[0] == 1 and d[1] >= 0.5]
+        ix = self.sure_sides(dets, shape, 1)
         if ix and float(np.median(ix)) >= ZOOM_IN_NOT_FROM:
             return False  # the indices found say the cards are not small (a spurious small card box, a close-up)
-        return bool((cx and float(np.median(cx)) < ZOOM_IN_CARD_PX) or (ix and float(np.median(ix)) < ZOOM_IN_BELOW))
+        return self.cards_look_small(dets, shape) or bool(ix and float(np.median(ix)) < ZOOM_IN_BELOW)
 
     def tiled(self, bgr: np.ndarray, conf_thres: float = 0.25):
         """Detections from 2 x 2 overlapping tiles of the frame, each TILE of its width and height (so each

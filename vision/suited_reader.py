@@ -944,8 +944,9 @@ class SuitedScanner:
         ``scan`` reads. Scanners with the same ``detect_key`` find the same boxes in a frame (a judge of reader-only
         candidates detects each frame once for them)."""
         dets = self.detector.at_table_scale(bgr, min(CARD_DET_MIN, INDEX_DET_MIN), self.look_out, self.zoom_in,
-                                            self.tile_unsure, self.tile_empty, self.tile_small_cards,
-                                            self.tile_indices_only)
+                                            self.tile_unsure, tile_empty=self.tile_empty,
+                                            tile_small_cards=self.tile_small_cards,
+                                            tile_indices_only=self.tile_indices_only)
         return dets, bool(self.detector.looked_far)
 
     @property
