@@ -65,6 +65,10 @@ OWN_INDEX_ZONE = 0.22  # a card's own index lies within this share of its sides 
 # in is read as a lone index (another card's on it; session 50). In calibration fonts' labels: all 1,712 own indices of
 # 40 hands per deck within 0.203, and all but 11 of 3,840 in 150 start rows per deck (at most 0.262); 75-76 % of other
 # cards' visible indices inside a hand card's outline lie outside the zones. A lone read naming a card read whole goes.
+LONE_DISTINCT_SIZE = 1.15  # ``lone_distinct``: two near lone reads of different cards are two indices only from boxes
+# of about one size. Chosen on used calibration seeds (session 90; hands from 15,520,000 / 15,530,000, layouts from
+# 15,500,000 / 15,510,000, far from 15,540,000 / 15,550,000): of the 148 pairs of near lone reads naming different cards,
+# 140 were two cards' indices and 8 one index twice, one of its reads wrong; at 1.15, 116 and 2 of them are kept
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
 FACE_WEIGHT = 1.0  # the face look: the face reader's reading of a card's middle (other pixels, another network)
 SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are less sure than this  # until chosen on the calibration split (the report's)
@@ -717,6 +721,12 @@ class SuitedScanner:
         self.tile_small_cards = bool(self.reader.thresholds.get("tile_small_cards", False))
         # ... and a frame that finds small indices but no card (``tile_indices_only``, session 89)
         self.tile_indices_only = bool(self.reader.thresholds.get("tile_indices_only", False))
+        # two lone indices within half an index of one another are one index found twice, unless both are read with
+        # confidence as different cards (``lone_distinct``, session 90): then they are two cards' indices (a hand held
+        # tight sets its neighbours' indices that close), and both are kept; for a taught deck only where the report
+        # says so apart (``taught_lone_distinct``)
+        self.lone_distinct = bool(th.get("lone_distinct", False)) and (
+            profile is None or bool(th.get("taught_lone_distinct", False)))
         # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
         # rule Y, when frames had become fast enough to pay for it), or only where the chosen fit's short side is weak
         # (``long_box_weak_edge``, session 74). Each was judged on the deck's own faces, so a taught deck takes it only
@@ -1047,7 +1057,7 @@ class SuitedScanner:
         if self.scaled_look:
             self._scaled_look(bgr, lone_reads, lone_none)
         # the detector can find one index twice in boxes turned apart: the less sure of two that lie within half
-        # an index of one another goes
+        # an index of one another goes (with ``lone_distinct``: unless both name cards, and different ones)
         # ... and an index naming a card already read whole is that card again (an outline snapped a little inside
         # the card leaves its own index outside it): every card of the deck is unique
         whole = {rd.code for rd in out if rd.code is not None}
@@ -1056,9 +1066,24 @@ class SuitedScanner:
             if rd.code is not None and rd.code in whole:
                 continue
             size = float(np.linalg.norm(rd.corners[0] - rd.corners[2]))
-            if not any(np.linalg.norm(rd.center - o.center) < 0.5 * size for o in kept):
+            if not any(np.linalg.norm(rd.center - o.center) < 0.5 * size and not (
+                    self.lone_distinct and _distinct(rd, o)) for o in kept):
                 kept.append(rd)
         return self._frame_ink(bgr, out + kept) if self.frame_ink else out + kept
+
+
+def _distinct(a: "SuitedRead", b: "SuitedRead") -> bool:
+    """Whether two lone index reads that lie within half an index of one another are two cards' indices (``lone_distinct``):
+    both read with confidence, as cards of other ranks and other suits, from boxes of about one size (the longer
+    diagonal at most LONE_DISTINCT_SIZE times the shorter). The detector's second box on one index is most often another
+    size, and a box lying across two neighbours' indices reads one's rank with the other's suit."""
+    if None in (a.code, b.code):
+        return False
+    ns = len(a.codes.suits)
+    if a.code // ns == b.code // ns or a.code % ns == b.code % ns:
+        return False  # one rank or one suit: a misread of one of them, or a box across both (one's rank, the other's suit)
+    sa, sb = (float(np.linalg.norm(r.corners[0] - r.corners[2])) for r in (a, b))
+    return max(sa, sb) <= LONE_DISTINCT_SIZE * min(sa, sb)
 
 
 # ------------------------------------------------------------------ scoring against scene labels
@@ -1322,6 +1347,7 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     scanner.far_bars = None  # the report's far bars go with the bars they were chosen beside (--far-bars-only again)
     scanner.suit_look = False  # ... and so does the suit look (judged beside the reader it was kept with)
     scanner.scaled_look = False  # ... and the scaled look (session 80)
+    scanner.lone_distinct = False  # ... and the two near lone reads kept as two cards (session 90)
 
     def trial(second: bool, grown: bool, turned: bool = False, face: bool = False):
         """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
@@ -1367,7 +1393,7 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     st = ink if th["frame_ink"] else st
     # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
     # ``tile_empty``, ``tile_small_cards`` and ``tile_indices_only`` (session 89), judged on far scenes for the reader
-    # they were chosen beside, and ``suit_look`` (session 72, judged by its own rule beside the reader it was kept with)
+    # they were chosen beside, ``lone_distinct`` (session 90, beside this reader's index bar), and ``suit_look`` (session 72, judged by its own rule beside the reader it was kept with)
     # with ``taught_suit_look`` (session 73), ``scaled_look`` (session 80, off), ``long_box`` (session 73, off) and
     # ``long_box_weak_edge`` (session 74, judged beside this reader's bars); a reader trained again goes without them
     # until they are judged again
