@@ -67,8 +67,8 @@ OWN_INDEX_ZONE = 0.22  # a card's own index lies within this share of its sides 
 # cards' visible indices inside a hand card's outline lie outside the zones. A lone read naming a card read whole goes.
 LONE_DISTINCT_SIZE = 1.15  # ``lone_distinct``: two near lone reads of different cards are two indices only from boxes
 # of about one size. Chosen on used calibration seeds (session 90; hands from 15,520,000 / 15,530,000, layouts from
-# 15,500,000 / 15,510,000, far from 15,540,000 / 15,550,000): of the 148 pairs of near lone reads naming different cards,
-# 140 were two cards' indices and 8 one index twice, one of its reads wrong; at 1.15, 116 and 2 of them are kept
+# 15,500,000 / 15,510,000, far from 15,540,000 / 15,550,000): of the 148 pairs of near lone reads naming different
+# cards, 140 were two cards' indices and 8 one index twice, one of its reads wrong; at 1.15, 116 and 2 of them are kept
 GROWN = 1.2  # the grown look: a card's corner regions again, grown this much from the card's corner
 FACE_WEIGHT = 1.0  # the face look: the face reader's reading of a card's middle (other pixels, another network)
 SECOND_LOOK_BELOW = 0.999  # ... for the cards whose corner regions alone are less sure than this  # until chosen on the calibration split (the report's)
@@ -722,9 +722,9 @@ class SuitedScanner:
         # ... and a frame that finds small indices but no card (``tile_indices_only``, session 89)
         self.tile_indices_only = bool(self.reader.thresholds.get("tile_indices_only", False))
         # two lone indices within half an index of one another are one index found twice, unless both are read with
-        # confidence as different cards (``lone_distinct``, session 90): then they are two cards' indices (a hand held
-        # tight sets its neighbours' indices that close), and both are kept; for a taught deck only where the report
-        # says so apart (``taught_lone_distinct``)
+        # confidence as cards of other ranks and other suits from boxes of about one size (``lone_distinct``, session
+        # 90; ``_distinct``): then they are two cards' indices (a hand held tight sets its neighbours' indices that
+        # close), and both are kept; for a taught deck only where the report says so apart (``taught_lone_distinct``)
         self.lone_distinct = bool(th.get("lone_distinct", False)) and (
             profile is None or bool(th.get("taught_lone_distinct", False)))
         # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
@@ -1057,7 +1057,7 @@ class SuitedScanner:
         if self.scaled_look:
             self._scaled_look(bgr, lone_reads, lone_none)
         # the detector can find one index twice in boxes turned apart: the less sure of two that lie within half
-        # an index of one another goes (with ``lone_distinct``: unless both name cards, and different ones)
+        # an index of one another goes (with ``lone_distinct``: unless ``_distinct`` says they are two cards' indices)
         # ... and an index naming a card already read whole is that card again (an outline snapped a little inside
         # the card leaves its own index outside it): every card of the deck is unique
         whole = {rd.code for rd in out if rd.code is not None}
@@ -1073,15 +1073,16 @@ class SuitedScanner:
 
 
 def _distinct(a: "SuitedRead", b: "SuitedRead") -> bool:
-    """Whether two lone index reads that lie within half an index of one another are two cards' indices (``lone_distinct``):
-    both read with confidence, as cards of other ranks and other suits, from boxes of about one size (the longer
-    diagonal at most LONE_DISTINCT_SIZE times the shorter). The detector's second box on one index is most often another
-    size, and a box lying across two neighbours' indices reads one's rank with the other's suit."""
+    """Whether two lone index reads that lie within half an index of one another are two cards' indices
+    (``lone_distinct``): both read with confidence, as cards of other ranks and other suits, from boxes of about one
+    size (the longer diagonal at most LONE_DISTINCT_SIZE times the shorter). The detector's second box on one index is
+    most often another size, and a box lying across two neighbours' indices reads one's rank with the other's suit."""
     if None in (a.code, b.code):
         return False
     ns = len(a.codes.suits)
     if a.code // ns == b.code // ns or a.code % ns == b.code % ns:
-        return False  # one rank or one suit: a misread of one of them, or a box across both (one's rank, the other's suit)
+        # one rank or one suit: a misread of one of them, or a box across both (one's rank, the other's suit)
+        return False
     sa, sb = (float(np.linalg.norm(r.corners[0] - r.corners[2])) for r in (a, b))
     return max(sa, sb) <= LONE_DISTINCT_SIZE * min(sa, sb)
 
@@ -1393,10 +1394,10 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     st = ink if th["frame_ink"] else st
     # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
     # ``tile_empty``, ``tile_small_cards`` and ``tile_indices_only`` (session 89), judged on far scenes for the reader
-    # they were chosen beside, ``lone_distinct`` (session 90, beside this reader's index bar), and ``suit_look`` (session 72, judged by its own rule beside the reader it was kept with)
-    # with ``taught_suit_look`` (session 73), ``scaled_look`` (session 80, off), ``long_box`` (session 73, off) and
-    # ``long_box_weak_edge`` (session 74, judged beside this reader's bars); a reader trained again goes without them
-    # until they are judged again
+    # they were chosen beside, ``lone_distinct`` (session 90, judged beside this reader's index bar), and ``suit_look``
+    # (session 72, judged by its own rule beside the reader it was kept with) with ``taught_suit_look`` (session 73),
+    # ``scaled_look`` (session 80, off), ``long_box`` (session 73, off) and ``long_box_weak_edge`` (session 74, judged
+    # beside this reader's bars); a reader trained again goes without them until they are judged again
     rep["thresholds"] = th
     rep["threshold_rule"] = ("lowest grid value with confident wrong reads <= 0.2 % of the reads of that kind (card, "
                              "index, and the rank alone of each: its probability summed over the suits); the "
