@@ -1,6 +1,6 @@
 """Two lone index reads within half an index of one another (session 90, ``lone_distinct``): one index found twice,
-unless both are read with confidence as different cards from boxes of about one size (two neighbours in a hand held
-tight)."""
+unless both are read with confidence as cards of other ranks and other suits from boxes of about one size (two
+neighbours in a hand held tight)."""
 
 import json
 
