@@ -727,6 +727,13 @@ class SuitedScanner:
         # close), and both are kept; for a taught deck only where the report says so apart (``taught_lone_distinct``)
         self.lone_distinct = bool(th.get("lone_distinct", False)) and (
             profile is None or bool(th.get("taught_lone_distinct", False)))
+        # the index boxes in a found card's corner zone (taken as its own index, so not read alone) are read as lone
+        # indices where that zone holds two separate boxes (``zone_pairs``, session 91, ``_zone_pairs``: a hand held
+        # tight, an outline snapped to the edge of the card beneath takes in that card's index) and where the card read
+        # whole is unsure (``zone_unsure``, ``_unsure_zones``); for a taught deck only where the report says so apart
+        # (``taught_zone_pairs``, ``taught_zone_unsure``)
+        self.zone_pairs, self.zone_unsure = (bool(th.get(key, False)) and (
+            profile is None or bool(th.get(f"taught_{key}", False))) for key in ("zone_pairs", "zone_unsure"))
         # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
         # rule Y, when frames had become fast enough to pay for it), or only where the chosen fit's short side is weak
         # (``long_box_weak_edge``, session 74). Each was judged on the deck's own faces, so a taught deck takes it only
@@ -844,6 +851,28 @@ class SuitedScanner:
                 mix = cr.mix_views([p0[k], probs[2 * j + k]], [pn0[k], p_none[2 * j + k]])
                 lp = lp + CARD_TEMP * np.log(np.maximum(mix, 1e-12))
             logps[n] = lp
+
+    def _unsure_zones(self, bgr, whole, cards, idx_quads, idx_ctr, lone, lone_reads, lone_none) -> None:
+        """``zone_unsure``: the index boxes in the corner zones of the cards read whole but unsure
+        (``whole``: the reads, ``cards``: their (grown outline, outline)) are read as lone indices too, in one more
+        reader call (four quarter turns each, the turn surest to hold an upright index wins); appended to
+        ``lone_reads`` / ``lone_none``. A card's own index read alone is another look at it, at the index bar."""
+        taken, extra = set(lone), []
+        for rd, (p, q) in zip(whole, cards):
+            if rd.code is None:
+                for k in range(len(idx_quads)):
+                    if k not in taken and _in_zone(p, q, idx_ctr[k]):
+                        taken.add(k)
+                        extra.append(k)
+        if not extra:
+            return
+        probs, p_none = self.reader.read(bgr, [index_view(t) for k in extra for t in quarter_turns(idx_quads[k])])
+        for j, k in enumerate(extra):
+            pn = p_none[4 * j: 4 * j + 4]
+            t = int(pn.argmin())
+            p = probs[4 * j + t]
+            lone_reads.append(self._read("index", quarter_turns(idx_quads[k])[t], p / p.sum()))
+            lone_none.append(float(pn[t]))
 
     def _turned_look(self, bgr, lone_reads, lone_none) -> None:
         """Lone indices not read with confidence: the detector's box may sit turned on the printed index (a card in
@@ -1016,6 +1045,8 @@ class SuitedScanner:
         lone = [k for k in range(len(idx)) if not any(
             cv2.pointPolygonTest(p, idx_ctr[k], False) >= 0 and in_corner_zone(q, idx_ctr[k])
             for p, q in zip(on_cards, outlines))]
+        if self.zone_pairs:
+            lone += _zone_pairs(outlines, on_cards, idx_quads, idx_ctr, lone)
         for k in lone:
             views += [index_view(q) for q in quarter_turns(idx_quads[k])]
         probs, p_none = self.reader.read(bgr, views)
@@ -1052,6 +1083,9 @@ class SuitedScanner:
             p = probs[base + 4 * j + t]
             lone_reads.append(self._read("index", quarter_turns(idx_quads[k])[t], p / p.sum()))
             lone_none.append(float(pn[t]))
+        if self.zone_unsure:
+            self._unsure_zones(bgr, out, [(on_cards[n], outlines[n]) for n in kept_n], idx_quads,
+                               idx_ctr, lone, lone_reads, lone_none)
         if self.turned_look:
             self._turned_look(bgr, lone_reads, lone_none)
         if self.scaled_look:
@@ -1070,6 +1104,33 @@ class SuitedScanner:
                     self.lone_distinct and _distinct(rd, o)) for o in kept):
                 kept.append(rd)
         return self._frame_ink(bgr, out + kept) if self.frame_ink else out + kept
+
+
+def _in_zone(p, q, point) -> bool:
+    """Whether ``point`` lies on the found card (``p``: its outline grown 2 %) in one of its corner zones (``q``)."""
+    return cv2.pointPolygonTest(p, point, False) >= 0 and in_corner_zone(q, point)
+
+
+def _zone_pairs(outlines, on_cards, idx_quads, idx_ctr, lone) -> list:
+    """The index boxes (not in ``lone``) in the corner zones of the found cards that hold two separate boxes or more
+    (``zone_pairs``): centres at least half the larger box's diagonal apart, so not one index found twice. Such a zone
+    is a hand held tight whose top card's outline snapped to the edge of the card beneath and took in that card's
+    index (session 90: in all 13 measured, 4-15 % of the card's width outside the true card). Every box of the zone is
+    then read alone; the card's own reads as the card read whole, and goes. A box taken so is no later card's zone's
+    (the cards in the order found, surest first)."""
+    taken, out = set(lone), []
+    for p, q in zip(on_cards, outlines):
+        zones: dict = {}
+        for k in range(len(idx_quads)):
+            if k not in taken and _in_zone(p, q, idx_ctr[k]):
+                zones.setdefault(int(np.argmin(np.linalg.norm(q - np.array(idx_ctr[k]), axis=1))), []).append(k)
+        for ks in zones.values():
+            diag = [float(np.linalg.norm(idx_quads[k][0] - idx_quads[k][2])) for k in ks]
+            if any(np.linalg.norm(np.subtract(idx_ctr[a], idx_ctr[b])) >= 0.5 * max(diag[i], diag[i + 1 + j])
+                   for i, a in enumerate(ks) for j, b in enumerate(ks[i + 1:])):
+                taken.update(ks)
+                out += ks
+    return out
 
 
 def _distinct(a: "SuitedRead", b: "SuitedRead") -> bool:
@@ -1349,6 +1410,7 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     scanner.suit_look = False  # ... and so does the suit look (judged beside the reader it was kept with)
     scanner.scaled_look = False  # ... and the scaled look (session 80)
     scanner.lone_distinct = False  # ... and the two near lone reads kept as two cards (session 90)
+    scanner.zone_pairs = scanner.zone_unsure = False  # ... and the corner zones' boxes read alone (session 91)
 
     def trial(second: bool, grown: bool, turned: bool = False, face: bool = False):
         """Thresholds by the rule and the scenes' figures with these looks: (thresholds, (conf, right)s, figures)."""
@@ -1394,7 +1456,8 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     st = ink if th["frame_ink"] else st
     # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
     # ``tile_empty``, ``tile_small_cards`` and ``tile_indices_only`` (session 89), judged on far scenes for the reader
-    # they were chosen beside, ``lone_distinct`` (session 90, judged beside this reader's index bar), and ``suit_look``
+    # they were chosen beside, ``lone_distinct`` (session 90, judged beside this reader's index bar), ``zone_pairs``
+    # and ``zone_unsure`` (session 91, judged so too), and ``suit_look``
     # (session 72, judged by its own rule beside the reader it was kept with) with ``taught_suit_look`` (session 73),
     # ``scaled_look`` (session 80, off), ``long_box`` (session 73, off) and ``long_box_weak_edge`` (session 74, judged
     # beside this reader's bars); a reader trained again goes without them until they are judged again

@@ -1,0 +1,123 @@
+"""Index boxes in a found card's corner zone read alone (session 91, ``zone_pairs`` and ``zone_unsure``): where the
+zone holds two separate boxes (a hand held tight whose top card's outline took in the index of the card beneath) or
+where the card read whole is unsure. Without them such a box is taken as the card's own index and never read."""
+
+import json
+
+import numpy as np
+
+import vision.suited_reader as S
+from vision.suited_reader import SuitedScanner
+
+CARD = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], np.float64)  # TL, TR, BR, BL
+
+
+def _grown(q, f=1.02):
+    return ((q - q.mean(0)) * f + q.mean(0)).astype(np.float32).reshape(-1, 1, 2)
+
+
+def _box(cx, cy, w=8.0, h=14.0):
+    return np.array([[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2], [cx + w / 2, cy + h / 2],
+                     [cx - w / 2, cy + h / 2]], np.float32)
+
+
+def _pairs(centres, lone=(), outlines=(CARD,)):
+    quads = [_box(*c) for c in centres]
+    ctr = [tuple(map(float, q.mean(0))) for q in quads]
+    return S._zone_pairs(list(outlines), [_grown(q) for q in outlines], quads, ctr, list(lone))
+
+
+def test_two_separate_boxes_in_one_corner_zone_are_both_read_alone():
+    # 12 px apart, more than half a box's diagonal (16.1 px): two indices, the card's own and its neighbour's
+    assert sorted(_pairs([(6, 12), (18, 12)])) == [0, 1]
+    assert sorted(_pairs([(94, 128), (82, 128), (50, 70)])) == [0, 1]  # the far corner; the middle box is no zone's
+
+
+def test_one_index_found_twice_boxes_in_other_corners_or_already_lone_are_not():
+    assert _pairs([(6, 12), (9, 13)]) == []  # 3.2 px apart: one index found twice
+    assert _pairs([(6, 12), (94, 128)]) == []  # one box in each of two corners: the card's own two indices
+    assert _pairs([(6, 12), (18, 12)], lone=[1]) == []  # the other is read alone already: one box left in the zone
+    assert _pairs([(6, 12), (30, 12)]) == []  # 30 px from the corner is out of the zone (0.22 of 100 px)
+    assert _pairs([(-8, 12), (6, 12)]) == []  # off the card (its outline grown 2 %): not in its zone
+
+
+def test_a_box_in_two_cards_zones_is_read_once():
+    other = CARD + [12, 0]  # a card beside, whose top-left zone holds the boxes at (18, 12) and (32, 12) ...
+    assert _pairs([(6, 12), (18, 12), (32, 12)], outlines=(CARD, other)) == [0, 1]  # ... (18, 12) taken by the first
+    assert sorted(_pairs([(6, 12), (18, 12), (22, 12), (32, 12)], outlines=(CARD, other))) == [0, 1, 2, 3]
+    assert sorted(_pairs([(18, 12), (32, 12)], outlines=(CARD, other))) == [0, 1]  # only the second card's pair
+
+
+def _folder(tmp_path, **th):
+    from vision.detect import MODELS
+
+    for f in MODELS.iterdir():
+        (tmp_path / f.name).symlink_to(f)
+    for deck in ("standard52", "island54"):
+        rep = tmp_path / f"{deck}_reader.json"
+        r = json.loads(rep.read_text())
+        r["thresholds"].update(th)
+        rep.unlink()
+        rep.write_text(json.dumps(r))
+    return tmp_path
+
+
+def test_the_switches_are_the_readers_report_and_a_taught_deck_takes_them_only_where_said_apart(tmp_path):
+    on = _folder(tmp_path, zone_pairs=True, zone_unsure=True)
+    for deck in ("standard52", "island54"):
+        sc = SuitedScanner(deck, models=on)
+        assert sc.zone_pairs and sc.zone_unsure
+        taught = SuitedScanner(deck, models=on, profile=object())
+        assert taught.zone_pairs is False and taught.zone_unsure is False
+
+
+def _scene_rows(sc, deck, layout, seeds, pairs, unsure):
+    from vision.fonts import split_fonts
+    from vision.suited_reader import match_reads
+    from vision.synth.suited import make_deck_scene
+
+    out = []
+    for seed in seeds:
+        scene = make_deck_scene(seed, deck, layout, fonts=split_fonts("held_out"))
+        one = {}
+        for on in (False, True):
+            sc.zone_pairs, sc.zone_unsure = on and pairs, on and unsure
+            one[on] = match_reads(scene, sc.scan(scene.image))
+        out.append(one)
+    return out
+
+
+def _check(per_scene, cards, before_exact, after_exact):
+    from vision.suited_reader import score_rows
+
+    for one in per_scene:  # each of them reads more, none wrongly either way
+        assert score_rows(one[True])["exact"] > score_rows(one[False])["exact"]
+    before = score_rows([r for one in per_scene for r in one[False]])
+    after = score_rows([r for one in per_scene for r in one[True]])
+    assert before["cards"] == after["cards"] == cards
+    assert (before["exact"], after["exact"]) == (before_exact, after_exact)
+    assert before["wrong_confident"] == after["wrong_confident"] == 0 and after["false_reads"] == 0
+
+
+def test_tight_hands_read_the_neighbours_index_inside_the_top_cards_corner_zone():
+    """Three held-out standard52 hands (seeds 1, 10, 29): ``zone_pairs`` alone reads 19 -> 22 of 25 cards."""
+    from vision.synth.suited import HAND
+
+    sc = SuitedScanner("standard52", threads=2)
+    _check(_scene_rows(sc, "standard52", HAND, (1, 10, 29), pairs=True, unsure=False), 25, 19, 22)
+
+
+def test_an_unsure_cards_corner_zone_boxes_read_alone():
+    """Held-out standard52 scenes: ``zone_unsure`` alone reads a hand (seed 42) 2 -> 4 of 8 cards and cards lying
+    apart (start seed 31) 7 -> 8 of 8."""
+    from vision.synth.suited import HAND
+
+    sc = SuitedScanner("standard52", threads=2)
+    _check(_scene_rows(sc, "standard52", HAND, (42,), pairs=False, unsure=True), 8, 2, 4)
+    _check(_scene_rows(sc, "standard52", "start", (31,), pairs=False, unsure=True), 8, 7, 8)
+
+
+def test_the_committed_reports_switches():
+    # session 91: rule ZL kept both for standard52
+    sc = SuitedScanner("standard52", threads=2)
+    assert sc.zone_pairs and sc.zone_unsure
