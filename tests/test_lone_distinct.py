@@ -2,10 +2,9 @@
 unless both are read with confidence as cards of other ranks and other suits from boxes of about one size (two
 neighbours in a hand held tight)."""
 
-import json
-
 import numpy as np
 import pytest
+from scan_switches import folder_with_thresholds
 
 import vision.suited_reader as S
 from vision.fonts import split_fonts
@@ -41,22 +40,8 @@ def test_the_same_card_rank_or_suit_an_unsure_read_or_boxes_of_other_sizes_are_o
     assert S._distinct(a, _read(17, x=107, long=20 * small, short=12 * small))
 
 
-def _folder(tmp_path, **th):
-    from vision.detect import MODELS
-
-    for f in MODELS.iterdir():
-        (tmp_path / f.name).symlink_to(f)
-    for deck in ("standard52", "island54"):
-        rep = tmp_path / f"{deck}_reader.json"
-        r = json.loads(rep.read_text())
-        r["thresholds"].update(th)
-        rep.unlink()
-        rep.write_text(json.dumps(r))
-    return tmp_path
-
-
 def test_the_switch_is_the_readers_report_and_a_taught_deck_takes_it_only_where_said_apart(tmp_path):
-    on = _folder(tmp_path, lone_distinct=True)
+    on = folder_with_thresholds(tmp_path, lone_distinct=True)
     for deck in ("standard52", "island54"):
         assert SuitedScanner(deck, models=on).lone_distinct
         assert SuitedScanner(deck, models=on, profile=object()).lone_distinct is False

@@ -2,9 +2,8 @@
 zone holds two separate boxes (a hand held tight whose top card's outline took in the index of the card beneath) or
 where the card read whole is unsure. Without them such a box is taken as the card's own index and never read."""
 
-import json
-
 import numpy as np
+from scan_switches import folder_with_thresholds
 
 import vision.suited_reader as S
 from vision.suited_reader import SuitedScanner
@@ -48,22 +47,8 @@ def test_a_box_in_two_cards_zones_is_read_once():
     assert sorted(_pairs([(18, 12), (32, 12)], outlines=(CARD, other))) == [0, 1]  # only the second card's pair
 
 
-def _folder(tmp_path, **th):
-    from vision.detect import MODELS
-
-    for f in MODELS.iterdir():
-        (tmp_path / f.name).symlink_to(f)
-    for deck in ("standard52", "island54"):
-        rep = tmp_path / f"{deck}_reader.json"
-        r = json.loads(rep.read_text())
-        r["thresholds"].update(th)
-        rep.unlink()
-        rep.write_text(json.dumps(r))
-    return tmp_path
-
-
 def test_the_switches_are_the_readers_report_and_a_taught_deck_takes_them_only_where_said_apart(tmp_path):
-    on = _folder(tmp_path, zone_pairs=True, zone_unsure=True)
+    on = folder_with_thresholds(tmp_path, zone_pairs=True, zone_unsure=True)
     for deck in ("standard52", "island54"):
         sc = SuitedScanner(deck, models=on)
         assert sc.zone_pairs and sc.zone_unsure
