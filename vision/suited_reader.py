@@ -10,7 +10,9 @@ here", and its suits. It reads two kinds of view, both cut out of the camera fra
   to the reader's aspect. Overlapping cards (a fan, a trick pile) show only these: they are read in the four
   quarter turns and the turn the reader finds surest to hold an upright index wins. A box inside a found card is
   that card's own only in one of its corner zones (``in_corner_zone``); one further in is another card's lying on
-  it (a trick pile, a hand held tight) and is read so too.
+  it (a trick pile, a hand held tight) and is read so too. Where the reader's report says so, the boxes of a corner
+  zone are read alone as well when the zone holds two separate boxes (``zone_pairs``) or the card read whole is
+  unsure (``zone_unsure``).
 
 Training data (``gen_suited_crops``): single cards drawn by the deck's own renderer (``vision.decks.*.FACES``) in
 random styles (``SuitedStyle``: index styles stacked / beside / jumbo / small, symbol drawings filled / outline /
@@ -604,7 +606,8 @@ class SuitedReader:
 
 @dataclass
 class SuitedRead:
-    kind: str  # "card" (a whole card) or "index" (a corner index that is no found card's own: in_corner_zone)
+    kind: str  # "card" (a whole card) or "index" (a corner index read alone: no found card's own by in_corner_zone,
+    # or a corner zone's box read by zone_pairs / zone_unsure)
     corners: np.ndarray
     probs: np.ndarray
     confidence: float
