@@ -870,11 +870,17 @@ class SuitedScanner:
         if not extra:
             return
         probs, p_none = self.reader.read(bgr, [index_view(t) for k in extra for t in quarter_turns(idx_quads[k])])
-        for j, k in enumerate(extra):
+        self._turn_reads([idx_quads[k] for k in extra], probs, p_none, lone_reads, lone_none)
+
+    def _turn_reads(self, quads, probs, p_none, lone_reads, lone_none) -> None:
+        """Lone index reads of ``quads`` from their views' readings in the four quarter turns each (``probs`` /
+        ``p_none`` four rows per box, in order): the turn surest to hold an upright index gives the read; appended to
+        ``lone_reads``, with that turn's "no index" probability to ``lone_none``."""
+        for j, quad in enumerate(quads):
             pn = p_none[4 * j: 4 * j + 4]
-            t = int(pn.argmin())
+            t = int(pn.argmin())  # the quarter turn surest to hold an upright index
             p = probs[4 * j + t]
-            lone_reads.append(self._read("index", quarter_turns(idx_quads[k])[t], p / p.sum()))
+            lone_reads.append(self._read("index", quarter_turns(quad)[t], p / p.sum()))
             lone_none.append(float(pn[t]))
 
     def _turned_look(self, bgr, lone_reads, lone_none) -> None:
@@ -1045,9 +1051,7 @@ class SuitedScanner:
         # an index on a found card is that card's own only in one of its corners; one further in is another card's
         # lying on it (a trick pile, a hand held tight) and is read as a lone index
         on_cards = [((q - q.mean(0)) * 1.02 + q.mean(0)).reshape(-1, 1, 2) for q in outlines]
-        lone = [k for k in range(len(idx)) if not any(
-            cv2.pointPolygonTest(p, idx_ctr[k], False) >= 0 and in_corner_zone(q, idx_ctr[k])
-            for p, q in zip(on_cards, outlines))]
+        lone = [k for k in range(len(idx)) if not any(_in_zone(p, q, idx_ctr[k]) for p, q in zip(on_cards, outlines))]
         if self.zone_pairs:
             lone += _zone_pairs(outlines, on_cards, idx_quads, idx_ctr, lone)
         for k in lone:
@@ -1080,12 +1084,7 @@ class SuitedScanner:
         out = [self._read("card", q, p) for q, p in zip(quads, unique_cards(posts, self.card_min))]
         base = len(views) - 4 * len(lone)
         lone_reads, lone_none = [], []
-        for j, k in enumerate(lone):
-            pn = p_none[base + 4 * j: base + 4 * j + 4]
-            t = int(pn.argmin())  # the quarter turn surest to hold an upright index
-            p = probs[base + 4 * j + t]
-            lone_reads.append(self._read("index", quarter_turns(idx_quads[k])[t], p / p.sum()))
-            lone_none.append(float(pn[t]))
+        self._turn_reads([idx_quads[k] for k in lone], probs[base:], p_none[base:], lone_reads, lone_none)
         if self.zone_unsure:
             self._unsure_zones(bgr, out, [(on_cards[n], outlines[n]) for n in kept_n], idx_quads,
                                idx_ctr, lone, lone_reads, lone_none)
