@@ -74,9 +74,10 @@ def test_the_recipe_refuses_a_bad_share_in_one_line_and_writes_nothing(tmp_path,
 
 
 def test_the_recipe_records_its_share(tmp_path):
+    """(and the suit head's loss weight, session 92's ``--suit-weight``: one smoke run for both)"""
     import json
 
-    rc = sr.main(["--deck", "standard52", "--smoke", "--other-suit-share", "0.05", "--out", str(tmp_path / "out"),
-                  "--work", str(tmp_path / "w")])
+    rc = sr.main(["--deck", "standard52", "--smoke", "--other-suit-share", "0.05", "--suit-weight", "2",
+                  "--out", str(tmp_path / "out"), "--work", str(tmp_path / "w")])
     rec = json.loads((tmp_path / "out" / "standard52_reader.json").read_text())["recipe"]
-    assert rc == 0 and rec["other_suit_share"] == 0.05
+    assert rc == 0 and rec["other_suit_share"] == 0.05 and rec["suit_weight"] == 2

@@ -483,14 +483,16 @@ def _augment(xb, rng):
 
 def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3, log=print, threads: int = 2,
           init: Path | None = None, net_kw: dict | None = None, checkpoint: Path | None = None,
-          checkpoint_every: int = 500, device: str = "cpu"):
+          checkpoint_every: int = 500, device: str = "cpu", letter_weight: float = 1.0):
     """Train from scratch on normalized crops X (N,C,H,W); export ONNX (outputs rank, letter, feat) + .pt
     (``out_onnx`` None: no files, the trained net is returned on the CPU). ``device``: torch's device ("cuda" on
     a lent GPU machine: the crops are held there; the same batches and augmentation as on the CPU).
     ``net_kw``: make_net's arguments (channels, head sizes; default: the Pirate's Bluff reader).
     ``checkpoint``: every ``checkpoint_every`` steps the whole training state (weights, optimiser, schedule, both
     random generators) is written there, and a run of the same length finding it goes on from that step (a run
-    cut off loses at most ``checkpoint_every`` steps); it is removed when the training ends."""
+    cut off loses at most ``checkpoint_every`` steps); it is removed when the training ends.
+    ``letter_weight``: the second head's (the letter; a suited reader's suit) share of the loss beside the rank
+    head's 1."""
     import torch
     import torch.nn.functional as F
 
@@ -523,7 +525,7 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     for step in range(start, steps):
         idx = torch.from_numpy(rng.integers(0, len(X), batch)).to(device)
         pr, pl, _ = net(_augment(Xt[idx], rng))
-        loss = F.cross_entropy(pr, Rt[idx]) + F.cross_entropy(pl, Lt[idx], ignore_index=-100)
+        loss = F.cross_entropy(pr, Rt[idx]) + letter_weight * F.cross_entropy(pl, Lt[idx], ignore_index=-100)
         opt.zero_grad()
         loss.backward()
         opt.step()

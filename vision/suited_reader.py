@@ -1584,6 +1584,8 @@ def main(argv=None) -> int:
                     "hands seen from twice as far (far_scene; session 75; default FAR_SHARE)")
     ap.add_argument("--other-suit-share", type=cli_float(0, 0.7), default=None, help="the share of the training "
                     "cards in another suit's ink (default INK_SHARES': 0.15; session 75's standard52 rounds: 0.05)")
+    ap.add_argument("--suit-weight", type=cli_float(0, 8, lo_open=True), default=1.0, help="the suit head's "
+                    "share of the training loss beside the rank head's 1 (session 92; default 1)")
     ap.add_argument("--far-bars-only", action="store_true", help="only choose the far bars (frames whose cards look "
                     "small) again for the reader in --out, on far calibration scenes")
     ap.add_argument("--far-scenes", type=cli_int(1), default=600, help="with --far-bars-only: far calibration scenes")
@@ -1691,6 +1693,8 @@ def main(argv=None) -> int:
     if alpha:
         rep["recipe"]["alpha_share"] = alpha
         seed_tag += f"_alpha{alpha:g}"
+    if a.suit_weight != 1.0:  # the loss, not the views: the cache's name does not change
+        rep["recipe"]["suit_weight"] = a.suit_weight
     cache = work / f"{deck}_views_{a.cards}_{a.scenes}_{a.hands}{seed_tag}_lower{lower:g}.npz"
     if cache.exists() and not a.smoke:
         z = np.load(cache)
@@ -1742,7 +1746,8 @@ def main(argv=None) -> int:
         rep["warm_start"] = None
     net = cr.train(cr.normalize(C), R, L, a.steps, onnx_path, batch=a.batch, lr=a.lr, threads=a.threads,
                    net_kw=net_kw(deck, extra), init=init, log=lambda m: print(f"{deck}: {m}", flush=True),
-                   checkpoint=None if a.smoke else work / f"{deck}_train.ckpt")  # a cut-off run goes on from it
+                   checkpoint=None if a.smoke else work / f"{deck}_train.ckpt",  # a cut-off run goes on from it
+                   letter_weight=a.suit_weight)
     rep["train_s"] = round(time.time() - t0, 1)
     rep["s_per_step"] = round(rep["train_s"] / max(a.steps, 1), 4)
     calibrate_and_quantize(net, deck, onnx_path, out, C, rep, a.threads, a.workers, a.calib_cards)

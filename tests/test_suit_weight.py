@@ -1,0 +1,43 @@
+"""The suit head's share of a suited reader's training loss (``--suit-weight``, session 92; ``corner.train``'s
+``letter_weight``): 1 is the loss as before, another weight trains another reader, and a bad weight is refused in
+one line with nothing written."""
+
+import numpy as np
+import pytest
+
+from vision import corner as cr
+from vision import suited_reader as sr
+
+
+def _trained(weight=None):
+    rng = np.random.default_rng(92)
+    crops = rng.integers(0, 256, (24, cr.CORNER_H, cr.CORNER_W, 3), dtype=np.uint8)
+    R = rng.integers(0, 14, 24)
+    L = rng.integers(0, 4, 24)
+    kw = {} if weight is None else {"letter_weight": weight}
+    net = cr.train(cr.normalize(crops), R, L, 4, None, batch=8, lr=1e-2, threads=1, net_kw=sr.net_kw("standard52"),
+                   log=lambda m: None, **kw)
+    import torch
+
+    with torch.no_grad():
+        net.eval()
+        pr, pl, _ = net(torch.from_numpy(cr.normalize(crops[:4])))
+    return pr.numpy(), pl.numpy()
+
+
+def test_a_weight_of_one_is_the_loss_as_before_and_another_weight_trains_another_reader():
+    before, one, two = _trained(), _trained(1.0), _trained(2.0)
+    assert all(np.array_equal(a, b) for a, b in zip(before, one))
+    assert not np.allclose(before[0], two[0]) and not np.allclose(before[1], two[1])
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "8.5", "nan", "\u0661", "heavy"])
+def test_the_recipe_refuses_a_bad_suit_weight_in_one_line_and_writes_nothing(tmp_path, capsys, bad):
+    out = tmp_path / "out"
+    try:
+        rc = sr.main(["--deck", "standard52", "--suit-weight", bad, "--out", str(out), "--work", str(tmp_path / "w")])
+    except SystemExit as e:
+        rc = e.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("pirate-table: error: ") and "--suit-weight" in err[0]
+    assert not out.exists() and not (tmp_path / "w").exists()
