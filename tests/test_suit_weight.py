@@ -1,9 +1,8 @@
 """The suit head's share of a suited reader's training loss (``--suit-weight``, session 92; ``corner.train``'s
-``letter_weight``): 1 is the loss as before, another weight trains another reader, and a bad weight is refused in
-one line with nothing written."""
+``letter_weight``): 1 is the loss as before, another weight trains another reader. (A bad weight refused in one line,
+and the recipe recording it: tests/test_suited_ink_shares.py.)"""
 
 import numpy as np
-import pytest
 
 from vision import corner as cr
 from vision import suited_reader as sr
@@ -29,15 +28,3 @@ def test_a_weight_of_one_is_the_loss_as_before_and_another_weight_trains_another
     before, one, two = _trained(), _trained(1.0), _trained(2.0)
     assert all(np.array_equal(a, b) for a, b in zip(before, one))
     assert not np.allclose(before[0], two[0]) and not np.allclose(before[1], two[1])
-
-
-@pytest.mark.parametrize("bad", ["0", "-1", "8.5", "nan", "\u0661", "heavy"])
-def test_the_recipe_refuses_a_bad_suit_weight_in_one_line_and_writes_nothing(tmp_path, capsys, bad):
-    out = tmp_path / "out"
-    try:
-        rc = sr.main(["--deck", "standard52", "--suit-weight", bad, "--out", str(out), "--work", str(tmp_path / "w")])
-    except SystemExit as e:
-        rc = e.code
-    err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 2 and len(err) == 1 and err[0].startswith("pirate-table: error: ") and "--suit-weight" in err[0]
-    assert not out.exists() and not (tmp_path / "w").exists()

@@ -61,15 +61,17 @@ def test_the_shares_given_are_the_ones_drawn():
     assert all(not grey and max(abs(x - y) for x, y in zip(ink, printed)) > 30 for ink, grey in others)
 
 
-@pytest.mark.parametrize("bad", ["-0.1", "0.8", "nan", "\u0660.1", "some"])
-def test_the_recipe_refuses_a_bad_share_in_one_line_and_writes_nothing(tmp_path, capsys, bad):
+@pytest.mark.parametrize("option,bad", [("--other-suit-share", b) for b in ("-0.1", "0.8", "nan", "\u0660.1", "some")]
+                         + [("--suit-weight", b) for b in ("0", "-1", "8.5", "nan", "\u0661", "heavy")])
+def test_the_recipe_refuses_a_bad_share_in_one_line_and_writes_nothing(tmp_path, capsys, option, bad):
+    """(and a bad suit weight, session 92's ``--suit-weight``: more than 0, at most 8)"""
     out = tmp_path / "out"
     try:
-        rc = sr.main(["--deck", "standard52", "--other-suit-share", bad, "--out", str(out), "--work", str(tmp_path / "w")])
+        rc = sr.main(["--deck", "standard52", option, bad, "--out", str(out), "--work", str(tmp_path / "w")])
     except SystemExit as e:
         rc = e.code
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 2 and len(err) == 1 and err[0].startswith("pirate-table: error: ") and "--other-suit-share" in err[0]
+    assert rc == 2 and len(err) == 1 and err[0].startswith("pirate-table: error: ") and option in err[0]
     assert not out.exists() and not (tmp_path / "w").exists()
 
 
