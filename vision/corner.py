@@ -512,7 +512,8 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
     start = 0
     if checkpoint and Path(checkpoint).exists():
         ck = torch.load(str(checkpoint), weights_only=False)
-        if ck["steps"] == steps and ck["n"] == len(X) and ck["batch"] == batch:
+        if (ck["steps"] == steps and ck["n"] == len(X) and ck["batch"] == batch
+                and ck.get("letter_weight", 1.0) == letter_weight):  # another loss starts afresh
             net.load_state_dict(ck["net"])
             opt.load_state_dict(ck["opt"])
             sched.load_state_dict(ck["sched"])
@@ -534,7 +535,8 @@ def train(X, R, L, steps: int, out_onnx: Path, batch: int = 64, lr: float = 3e-3
             log(f"corner reader step {step}/{steps} loss {loss.item():.4f} ({time.time() - t0:.0f}s)")
         if checkpoint and (step + 1) % checkpoint_every == 0 and step + 1 < steps:
             tmp = Path(checkpoint).with_suffix(".tmp")
-            torch.save({"steps": steps, "n": len(X), "batch": batch, "step": step + 1, "net": net.state_dict(),
+            torch.save({"steps": steps, "n": len(X), "batch": batch, "letter_weight": letter_weight,
+                        "step": step + 1, "net": net.state_dict(),
                         "opt": opt.state_dict(), "sched": sched.state_dict(), "rng": rng.bit_generator.state,
                         "torch_rng": torch.get_rng_state()}, str(tmp))
             tmp.replace(checkpoint)
