@@ -8,19 +8,25 @@ from vision import corner as cr
 from vision import suited_reader as sr
 
 
-def _trained(weight=None):
+def _views():
+    """24 random colour crops with standard52 rank and suit labels (normalized crops, ranks, suits)."""
     rng = np.random.default_rng(92)
     crops = rng.integers(0, 256, (24, cr.CORNER_H, cr.CORNER_W, 3), dtype=np.uint8)
-    R = rng.integers(0, 14, 24)
-    L = rng.integers(0, 4, 24)
+    return cr.normalize(crops), rng.integers(0, 14, 24), rng.integers(0, 4, 24)
+
+
+SMALL = dict(batch=8, lr=1e-2, threads=1, net_kw=sr.net_kw("standard52"))
+
+
+def _trained(weight=None):
+    X, R, L = _views()
     kw = {} if weight is None else {"letter_weight": weight}
-    net = cr.train(cr.normalize(crops), R, L, 4, None, batch=8, lr=1e-2, threads=1, net_kw=sr.net_kw("standard52"),
-                   log=lambda m: None, **kw)
+    net = cr.train(X, R, L, 4, None, log=lambda m: None, **SMALL, **kw)
     import torch
 
     with torch.no_grad():
         net.eval()
-        pr, pl, _ = net(torch.from_numpy(cr.normalize(crops[:4])))
+        pr, pl, _ = net(torch.from_numpy(X[:4]))
     return pr.numpy(), pl.numpy()
 
 
@@ -33,11 +39,8 @@ def test_a_weight_of_one_is_the_loss_as_before_and_another_weight_trains_another
 def test_a_checkpoint_of_another_weight_is_not_gone_on_from(tmp_path):
     """A run cut off at one suit weight leaves a checkpoint; a run of the same length at another weight starts
     afresh instead of going on from it (the same weight does go on: tests/test_camera_train_smoke.py)."""
-    rng = np.random.default_rng(92)
-    X = cr.normalize(rng.integers(0, 256, (24, cr.CORNER_H, cr.CORNER_W, 3), dtype=np.uint8))
-    R, L = rng.integers(0, 14, 24), rng.integers(0, 4, 24)
-    kw = dict(batch=8, lr=1e-2, threads=1, net_kw=sr.net_kw("standard52"), checkpoint=tmp_path / "r.ckpt",
-              checkpoint_every=2)
+    X, R, L = _views()
+    kw = dict(SMALL, checkpoint=tmp_path / "r.ckpt", checkpoint_every=2)
 
     class Cut(Exception):
         pass
