@@ -141,6 +141,40 @@ def test_the_scan_reads_an_unsure_suit_again_by_the_frames_inks():
     assert sc._frame_ink(img, two)[3] is reads[2]
 
 
+def test_inks_that_may_only_confirm_never_turn_a_read_over_nor_name_an_unsure_rank():
+    """``frame_ink_confirm`` (session 93): the inks make a read's own top card sure, and only where its rank, summed
+    over the suits, is at the bar already. Without it the same frame names all three unsure reads."""
+    sc = SuitedScanner("standard52", threads=1)
+    codes = deck_codes("standard52")
+    code = {f"{c.rank}{c.suit}": k for k, c in enumerate(codes.cards)}
+    img = _frame()
+    _index(img, 20, 20, BLACK)
+    _index(img, 80, 20, RED)
+    for x in (140, 200, 260):
+        _index(img, x, 20, RED)  # three unsure indices in red ink
+
+    def post(**ps):
+        p = np.full(codes.n, 1e-7)
+        for k, v in ps.items():
+            p[code[k]] = v
+        return p / p.sum()
+
+    s7, h5 = code["7S"], code["5H"]
+    sure = [_read(codes, "index", _box(20, 20), post(**{"7S": 1.0}), s7),
+            _read(codes, "index", _box(80, 20), post(**{"5H": 1.0}), h5)]
+    unsure = [_read(codes, "index", _box(140, 20), post(**{"9H": 0.6, "9S": 0.4})),  # the ink confirms its top
+              _read(codes, "index", _box(200, 20), post(**{"10S": 0.6, "10H": 0.4})),  # the ink would turn it over
+              _read(codes, "index", _box(260, 20), post(**{"8H": 0.6, "8S": 0.39, "6S": 0.01}))]  # rank 8 at 0.99
+    assert unsure[2].probs.reshape(-1, 4)[code["8H"] // 4].sum() < sc.index_min
+    sc.frame_ink, sc.frame_ink_confirm = True, False
+    free = sc._frame_ink(img, sure + unsure)
+    assert [rd.code for rd in free[2:]] == [code["9H"], code["10H"], code["8H"]]
+    sc.frame_ink_confirm = True
+    held = sc._frame_ink(img, sure + unsure)
+    assert held[2].code == code["9H"] and held[2].confidence >= sc.index_min
+    assert held[3] is unsure[1] and held[4] is unsure[2]
+
+
 def test_the_frames_inks_are_on_where_the_readers_report_kept_them():
     """Kept for island54 by session 64's rule; for standard52 it made one more mistake on fresh calibration scenes."""
     assert SuitedScanner("island54", threads=1).frame_ink is True

@@ -713,6 +713,10 @@ class SuitedScanner:
             self.reader.thresholds.get("scaled_look_grow_only", False)) else SCALED_LOOK
         # the frame's own inks (vision.suited_ink), where the reader's report says so (island54 since session 64)
         self.frame_ink = bool(self.reader.thresholds.get("frame_ink", False))
+        # ... and whether the inks may only confirm (``frame_ink_confirm``, session 93): a read is named by them only if
+        # the card on top stays the one the reader put there and the read's rank, summed over the suits, is at the bar
+        # already (the inks tell suits, not ranks; an ink measured off a neighbour's index must not turn a read over)
+        self.frame_ink_confirm = bool(self.reader.thresholds.get("frame_ink_confirm", False))
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
         self.zoom_in = ZOOM_IN  # a frame whose indices look small (a camera further away): detected again in tiles
         # ... and a frame whose first pass finds boxes but none at 0.5, where the reader's report says so (island54 since
@@ -943,7 +947,8 @@ class SuitedScanner:
         """Reads not sure of their card: their posterior times ``vision.suited_ink.suit_weights`` (this frame's
         confidently read cards' inks, by suit), read again at the same bars, the least unsure first. A card that would
         be named but is read already in the frame stays as it was (every card of a deck is unique), and so does a
-        whole card left in conflict by ``unique_cards`` (its posterior not normalised)."""
+        whole card left in conflict by ``unique_cards`` (its posterior not normalised). With ``frame_ink_confirm`` a
+        read is named only where the inks leave the reader's own top card on top and its rank was at the bar already."""
         from vision.suited_ink import card_ink, ink_colour, one_ink_per_suit, suit_weights
 
         ns = len(self.codes.suits)
@@ -982,6 +987,10 @@ class SuitedScanner:
                 continue
             p = (rd.probs.reshape(-1, ns) * w[None]).reshape(-1)
             again = self._read(rd.kind, rd.corners, p / p.sum())
+            if self.frame_ink_confirm and again.code is not None:
+                top = int(np.argmax(rd.probs))
+                if again.code != top or float(rd.probs.reshape(-1, ns)[top // ns].sum()) < bar[rd.kind]:
+                    continue
             if again.code is not None and again.code not in taken:
                 out[n] = again
                 taken.add(again.code)
@@ -1459,7 +1468,8 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     # not written here: the far bars, ``tile_unsure`` (tiles where the first pass finds nothing at 0.5: session 65),
     # ``tile_empty``, ``tile_small_cards`` and ``tile_indices_only`` (session 89), judged on far scenes for the reader
     # they were chosen beside, ``lone_distinct`` (session 90, judged beside this reader's index bar), ``zone_pairs``
-    # and ``zone_unsure`` (session 91, judged so too), and ``suit_look``
+    # and ``zone_unsure`` (session 91, judged so too), ``frame_ink_confirm`` (session 93: the trial above is the
+    # unguarded look), and ``suit_look``
     # (session 72, judged by its own rule beside the reader it was kept with) with ``taught_suit_look`` (session 73),
     # ``scaled_look`` (session 80, off), ``long_box`` (session 73, off) and ``long_box_weak_edge`` (session 74, judged
     # beside this reader's bars); a reader trained again goes without them until they are judged again
