@@ -711,8 +711,11 @@ class SuitedScanner:
         # seeds the shrunk view, which cuts into the index, made most of the look's mistakes; not kept on fresh ones)
         self.scaled_views = tuple(g for g in SCALED_LOOK if g > 1) if bool(
             self.reader.thresholds.get("scaled_look_grow_only", False)) else SCALED_LOOK
-        # the frame's own inks (vision.suited_ink), where the reader's report says so (island54 since session 64)
-        self.frame_ink = bool(self.reader.thresholds.get("frame_ink", False))
+        # the frame's own inks (vision.suited_ink), where the reader's report says so (island54 since session 64,
+        # standard52 since session 93 with ``frame_ink_confirm``); for a taught deck only where it says so apart
+        # (``taught_frame_ink``: island54's taught decks have read with it since session 64; standard52's were not judged)
+        self.frame_ink = bool(self.reader.thresholds.get("frame_ink", False)) and (
+            profile is None or bool(self.reader.thresholds.get("taught_frame_ink", False)))
         # ... and whether the inks may only confirm (``frame_ink_confirm``, session 93): a read is named by them only if
         # the card on top stays the one the reader put there and the read's rank, summed over the suits, is at the bar
         # already (the inks tell suits, not ranks; an ink measured off a neighbour's index must not turn a read over)
@@ -1469,7 +1472,7 @@ def set_thresholds(deck: str, out: Path, rep: dict, threads: int = 1, calib_scen
     # ``tile_empty``, ``tile_small_cards`` and ``tile_indices_only`` (session 89), judged on far scenes for the reader
     # they were chosen beside, ``lone_distinct`` (session 90, judged beside this reader's index bar), ``zone_pairs``
     # and ``zone_unsure`` (session 91, judged so too), ``frame_ink_confirm`` (session 93: the trial above is the
-    # unguarded look), and ``suit_look``
+    # unguarded look) with ``taught_frame_ink``, and ``suit_look``
     # (session 72, judged by its own rule beside the reader it was kept with) with ``taught_suit_look`` (session 73),
     # ``scaled_look`` (session 80, off), ``long_box`` (session 73, off) and ``long_box_weak_edge`` (session 74, judged
     # beside this reader's bars); a reader trained again goes without them until they are judged again
