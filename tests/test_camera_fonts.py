@@ -57,6 +57,41 @@ def test_installed_fonts_never_include_reserved_ones():
             assert not any(excluded(fam, f) for f in files)
 
 
+def _drawing(path: str) -> str:
+    """A font file's needed glyphs as outlines (sha1 of the pen's record): two files that draw the digits and capitals
+    alike outline for outline have the same drawing, whatever their names."""
+    import hashlib
+    import logging
+
+    from fontTools.pens.recordingPen import RecordingPen
+    from fontTools.ttLib import TTFont
+
+    from vision.fonts import NEEDED
+
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    f = TTFont(path, fontNumber=0, lazy=True)
+    cmap, glyphs = f.getBestCmap(), f.getGlyphSet()
+    h = hashlib.sha1()
+    for c in NEEDED:
+        pen = RecordingPen()
+        glyphs[cmap[ord(c)]].draw(pen)
+        h.update(repr(pen.value).encode())
+    return h.hexdigest()
+
+
+def test_no_drawing_lies_in_two_splits():
+    """Design groups go by name; this checks the drawings themselves. Rasa (fonts-yrsa-rasa) was a held-out family
+    until session 93, and it draws every needed glyph with Yrsa's outlines (a train family): the held-out figures
+    counted a face the reader had learned. Now it is grouped with Yrsa (``design_group``)."""
+    where: dict = {}
+    for split in ("train", "calibration", "held_out"):
+        for fam, files in split_fonts(split):
+            for f in files:
+                where.setdefault(_drawing(f), set()).add((split, fam))
+    shared = [sorted(v) for v in where.values() if len({s for s, _ in v}) > 1]
+    assert not shared, shared[:5]
+
+
 def _font_file(tmp_path, blank: str) -> Path:
     """A TrueType file mapping every needed character to a box, except ``blank``'s glyphs (mapped, drawn empty)."""
     from fontTools.fontBuilder import FontBuilder

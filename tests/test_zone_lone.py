@@ -93,13 +93,14 @@ def test_tight_hands_read_the_neighbours_index_inside_the_top_cards_corner_zone(
 
 
 def test_an_unsure_cards_corner_zone_boxes_read_alone():
-    """Held-out standard52 scenes: ``zone_unsure`` alone reads a hand (seed 42) 2 -> 4 of 8 cards and cards lying
-    apart (start seed 31) 7 -> 8 of 8."""
+    """Held-out standard52 scenes: ``zone_unsure`` alone reads a hand (seed 153) 2 -> 3 of 5 cards and cards lying
+    apart (start seed 42) 3 -> 4 of 5. (Session 93's 61 held-out families; with Rasa among them, session 91 found hand
+    42 and start 31.)"""
     from vision.synth.suited import HAND
 
     sc = SuitedScanner("standard52", threads=2)
-    _check(_scene_rows(sc, "standard52", HAND, (42,), pairs=False, unsure=True), 8, 2, 4)
-    _check(_scene_rows(sc, "standard52", "start", (31,), pairs=False, unsure=True), 8, 7, 8)
+    _check(_scene_rows(sc, "standard52", HAND, (153,), pairs=False, unsure=True), 5, 2, 3)
+    _check(_scene_rows(sc, "standard52", "start", (42,), pairs=False, unsure=True), 5, 3, 4)
 
 
 def test_the_committed_reports_switches():
