@@ -675,6 +675,11 @@ class SuitedScanner:
         self.detector = Detector(det, "ort", threads)
         self._det_file = det.with_suffix(".int8.onnx")
         th = self.reader.thresholds
+
+        def switched_on(key: str) -> bool:  # a look judged on the deck's own faces: a taught deck takes it only where
+            # the report says so apart (``taught_<key>``)
+            return bool(th.get(key, False)) and (profile is None or bool(th.get(f"taught_{key}", False)))
+
         # the bars: a read is named at or above them (choose_thresholds on calibration scenes); a frame whose cards look
         # small (the detector's ``looked_far``: a camera further from the table) is read at the far bars where the
         # report has them (``far_card`` ... ``far_index_rank``, chosen on far calibration scenes with the deck's own
@@ -695,8 +700,7 @@ class SuitedScanner:
         self.turned_look = bool(self.reader.thresholds.get("turned_look", False))
         # the scaled look (session 80): where the reader's report says so; for a taught deck only where it says so apart
         # (``taught_scaled_look``: judged on the deck's own faces)
-        self.scaled_look = bool(self.reader.thresholds.get("scaled_look", False)) and (
-            profile is None or bool(self.reader.thresholds.get("taught_scaled_look", False)))
+        self.scaled_look = switched_on("scaled_look")
         # ... and whether a scaled view is taken only where it agrees with the first view's leaning (session 81:
         # ``scaled_look_same_card`` / ``scaled_look_same_rank``; neither: the surest view is taken as it reads)
         self.scaled_same_card = bool(self.reader.thresholds.get("scaled_look_same_card", False))
@@ -714,8 +718,7 @@ class SuitedScanner:
         # the frame's own inks (vision.suited_ink), where the reader's report says so (island54 since session 64,
         # standard52 since session 93 with ``frame_ink_confirm``); for a taught deck only where it says so apart
         # (``taught_frame_ink``: island54's taught decks have read with it since session 64; standard52's were not judged)
-        self.frame_ink = bool(self.reader.thresholds.get("frame_ink", False)) and (
-            profile is None or bool(self.reader.thresholds.get("taught_frame_ink", False)))
+        self.frame_ink = switched_on("frame_ink")
         # ... and whether the inks may only confirm (``frame_ink_confirm``, session 93): a read is named by them only if
         # the card on top stays the one the reader put there and the read's rank, summed over the suits, is at the bar
         # already (the inks tell suits, not ranks; an ink measured off a neighbour's index must not turn a read over)
@@ -735,22 +738,17 @@ class SuitedScanner:
         # confidence as cards of other ranks and other suits from boxes of about one size (``lone_distinct``, session
         # 90; ``_distinct``): then they are two cards' indices (a hand held tight sets its neighbours' indices that
         # close), and both are kept; for a taught deck only where the report says so apart (``taught_lone_distinct``)
-        self.lone_distinct = bool(th.get("lone_distinct", False)) and (
-            profile is None or bool(th.get("taught_lone_distinct", False)))
+        self.lone_distinct = switched_on("lone_distinct")
         # the index boxes in a found card's corner zone (taken as its own index, so not read alone) are read as lone
         # indices where that zone holds two separate boxes (``zone_pairs``, session 91, ``_zone_pairs``: a hand held
         # tight, an outline snapped to the edge of the card beneath takes in that card's index) and where the card read
         # whole is unsure (``zone_unsure``, ``_unsure_zones``); for a taught deck only where the report says so apart
         # (``taught_zone_pairs``, ``taught_zone_unsure``)
-        self.zone_pairs, self.zone_unsure = (bool(th.get(key, False)) and (
-            profile is None or bool(th.get(f"taught_{key}", False))) for key in ("zone_pairs", "zone_unsure"))
+        self.zone_pairs, self.zone_unsure = switched_on("zone_pairs"), switched_on("zone_unsure")
         # long boxes (session 73): long starts for every long box (``long_box``, on for both decks since session 85's
         # rule Y, when frames had become fast enough to pay for it), or only where the chosen fit's short side is weak
         # (``long_box_weak_edge``, session 74). Each was judged on the deck's own faces, so a taught deck takes it only
         # where the report says so apart (``taught_long_box``, ``taught_long_box_weak_edge``)
-        def switched_on(key: str) -> bool:
-            return bool(th.get(key, False)) and (profile is None or bool(th.get(f"taught_{key}", False)))
-
         self.weak_edge = WEAK_EDGE if switched_on("long_box_weak_edge") else None
         every = switched_on("long_box")
         self.long_box = LONG_BOX if every or self.weak_edge else None
@@ -766,8 +764,7 @@ class SuitedScanner:
         # ... and with it the suit look (session 72), where the reader's report says so: a middle that does not tell
         # the rank but shows the suit's one big symbol gives its suit (judged on the deck's own faces); for a taught
         # deck only where the report says so apart (``taught_suit_look``, judged on taught decks)
-        self.suit_look = (self.face_look and bool(self.reader.thresholds.get("suit_look", False))
-                          and (profile is None or bool(self.reader.thresholds.get("taught_suit_look", False))))
+        self.suit_look = self.face_look and switched_on("suit_look")
 
     def _bar(self, kind: str) -> float:
         return self.far_bars[kind] if self._far and self.far_bars is not None else self._near[kind]
