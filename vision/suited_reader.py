@@ -82,6 +82,8 @@ LONG_BOX = (1.62, 1.48)  # a detector box more than 1.62 times as long as it is 
 # (``long_box``): vision.detect._long_starts
 WEAK_EDGE = 0.2  # ... or only where the chosen fit's weaker short side scores under 0.2 times the mean of its long
 # sides (``long_box_weak_edge``; session 73's dev scenes, calibration seeds 13,910,000+): vision.detect.card_outlines
+FAMILIAR_SURE = 0.99  # the familiar frame (``familiar_share``): a frame where at least that share of the reads are this
+# sure shows a face the reader knows; its unsure reads are then named at the familiar bars (``_familiar``)
 FACE_LOOK_BELOW = SECOND_LOOK_BELOW  # the face look's cards: those less sure than this after their corners (every
 # whole card, session 46, 720 calibration scenes by the bars' rule: standard52 3,214 exact / 10 wrong against 3,219 /
 # 11, island54 3,725 / 10 against 3,725 / 13: no more cards read, so not kept)
@@ -723,6 +725,18 @@ class SuitedScanner:
         # the card on top stays the one the reader put there and the read's rank, summed over the suits, is at the bar
         # already (the inks tell suits, not ranks; an ink measured off a neighbour's index must not turn a read over)
         self.frame_ink_confirm = bool(self.reader.thresholds.get("frame_ink_confirm", False))
+        # the familiar frame (session 94): where the report has ``familiar_share`` and bars of the familiar frame
+        # (``familiar_card``, ``familiar_index``, and for far frames ``far_familiar_card``, ``far_familiar_index``; each
+        # optional), a frame whose reads are at least that share sure (FAMILIAR_SURE) names its unsure reads at those
+        # bars (``_familiar``); for a taught deck only where the report says so apart (``taught_familiar``)
+        self.familiar = None
+        keys = [f"{far}familiar_{kind}" for far in ("", "far_") for kind in ("card", "index")]
+        if any(k in th for k in keys + ["familiar_share"]) and (profile is None or bool(th.get("taught_familiar"))):
+            for key in ["familiar_share"] + [k for k in keys if k in th]:
+                if isinstance(th.get(key), bool) or key not in th:
+                    raise ValueError(f"{deck}_reader.json: threshold {key!r} must be a number from 0 to 1.01 (the "
+                                     f"familiar frame's share and bars go together), not {str(th.get(key)).lower()}")
+            self.familiar = (float(th["familiar_share"]), {k: float(th[k]) for k in keys if k in th})
         self.look_out = LOOK_OUT  # a frame with no index box at 0.5: detected again zoomed out
         self.zoom_in = ZOOM_IN  # a frame whose indices look small (a camera further away): detected again in tiles
         # ... and a frame whose first pass finds boxes but none at 0.5, where the reader's report says so (island54 since
@@ -1114,7 +1128,36 @@ class SuitedScanner:
             if not any(np.linalg.norm(rd.center - o.center) < 0.5 * size and not (
                     self.lone_distinct and _distinct(rd, o)) for o in kept):
                 kept.append(rd)
-        return self._frame_ink(bgr, out + kept) if self.frame_ink else out + kept
+        reads = self._frame_ink(bgr, out + kept) if self.frame_ink else out + kept
+        return self._familiar(reads) if self.familiar is not None else reads
+
+    def _familiar(self, reads: list) -> list:
+        """A familiar frame (``familiar``: (share, bars)): where at least ``share`` of the frame's reads are
+        FAMILIAR_SURE sure, the face is one the reader knows, and its reads still unsure of their card are named at the
+        familiar bar of their kind (``familiar_card`` / ``familiar_index``, ``far_`` before them in a far frame) where
+        the report has one under the frame's own bar: the surest first, each only if no read of the frame names its
+        card already (every card of a deck is unique); a whole card left in conflict by ``unique_cards`` (its posterior
+        not normalised) stays as it is. Session 94: on used calibration seeds the sure share of a frame's reads told
+        where lower bars are safe: near lone indices at 0.97, every frame +336 right / +23 wrong reads, frames with 0.6
+        of their reads sure +148 / +3. Judged on fresh scenes for both decks and kept for neither (the model card,
+        session 94): the committed reports have no familiar keys."""
+        share, bars = self.familiar
+        if not reads or sum(rd.confidence >= FAMILIAR_SURE for rd in reads) < share * len(reads):
+            return reads
+        far = "far_" if self._far else ""  # a frame that looks far (its far bars, where the report has them)
+        own = {"card": self.card_min, "index": self.index_min}
+        bar = {kind: bars.get(f"{far}familiar_{kind}", own[kind]) for kind in own}
+        taken = {rd.code for rd in reads if rd.code is not None}
+        out = list(reads)
+        for n in sorted(range(len(reads)), key=lambda n: -reads[n].confidence):
+            rd = reads[n]
+            k = int(rd.probs.argmax())
+            if rd.code is not None or k in taken or abs(float(rd.probs.sum()) - 1.0) > 1e-3:
+                continue
+            if bar[rd.kind] < own[rd.kind] and rd.confidence >= bar[rd.kind]:
+                out[n] = SuitedRead(rd.kind, rd.corners, rd.probs, rd.confidence, k, rd.codes)
+                taken.add(k)
+        return out
 
 
 def _in_zone(p, q, point) -> bool:
