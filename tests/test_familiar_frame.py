@@ -56,9 +56,12 @@ def test_a_familiar_frame_names_its_unsure_reads_at_the_lower_bar_and_a_strange_
     assert sc.card_min > 0.98 and sc._familiar(sure + [card]) == sure + [card]
     sc.familiar = (0.6, {"familiar_index": 0.97, "familiar_card": 0.97})
     assert sc._familiar(sure + [card])[3].code == int(card.probs.argmax())
-    # the familiar bar is never a higher one: a kind whose own bar is under it is left to its own bar
+    # the familiar bar is never a higher one: a kind whose own bar is under it is left to its own bar (a read over both
+    # bars but left unnamed by an earlier step stays so)
     sc.familiar = (0.6, {"familiar_index": 0.999})
-    assert sc._familiar(sure + [at_98]) == sure + [at_98]
+    withheld = _read(codes, "index", 200, _post(codes, **{"9C": 0.9995, "9S": 0.0005}), False)
+    assert withheld.confidence > 0.999 > sc.index_min
+    assert sc._familiar(sure + [withheld]) == sure + [withheld]
     # a far frame takes the far familiar bars only (none here: its reads stay as they are)
     sc.familiar = (0.6, {"familiar_index": 0.97})
     sc._far = True
