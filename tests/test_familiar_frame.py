@@ -1,5 +1,6 @@
 """The familiar frame (``SuitedScanner._familiar``, session 94): a frame where most reads are sure shows a face the
-reader knows, and its reads still unsure of their card are named at a lower bar (``familiar_bar``)."""
+reader knows, and its reads still unsure of their card are named at lower bars (the report's ``familiar_share`` with
+``familiar_card`` / ``familiar_index`` and their ``far_`` forms)."""
 
 import json
 from pathlib import Path
