@@ -212,7 +212,7 @@ def test_the_first_bidder_is_named_by_its_rank_when_its_letter_cannot_change_who
     assert fb["card"] is None and "position" not in fb and fb["reason"]
     # a rank less sure than the bar (the blurred wild once seen as an 8 at 99.5 %) is not taken
     unsure = np.full(72, 0.005 / 64)
-    unsure[24:32] = 0.995 / 8
+    unsure[24:32] = 0.995 * np.array([0.4, 0.3, 0.1, 0.1, 0.05, 0.03, 0.01, 0.01])  # a letter stands out (FB_RANK_TOP)
     assert "position" not in first_bidder([card(0, "5A"), card(1, probs=unsure)])
     assert first_bidder([card(0, "5A"), card(1, probs=unsure)], rank_min=0.99)["rank"] == 3
     # a surely-ranked unread card that is not the lowest no longer holds back the lowest: its mix stays in its rank
@@ -221,6 +221,41 @@ def test_the_first_bidder_is_named_by_its_rank_when_its_letter_cannot_change_who
     cards = [card(0, "0H"), card(1, probs=nine), card(2, probs=nine)]
     assert first_bidder(cards)["card"] == "0H"
     assert first_bidder(cards, rank_min=1.01)["card"] is None  # ... where "any card" would have held it back
+
+
+def test_a_card_whose_rank_is_sure_but_no_letter_stands_out_is_not_named_by_its_rank_alone():
+    """The rank-alone guard (FB_RANK_TOP, session 96's rule G). Session 95 saw a sideways 4H whose index looked like
+    an N read as rank 2 at 0.9997 summed over the letters with no letter standing out (top card 0.23): "rank 2" was
+    named at its place. Such a card is not named by its rank alone, yet still holds the others back as its rank."""
+    from companion.games.pirates_bluff.camera import FB_RANK_MIN, FB_RANK_TOP, first_bidder
+    from vision.detect import CardRead
+
+    sq = np.array([[0, 0], [10, 0], [10, 14], [0, 14]], np.float32)
+
+    def card(i, code=None, probs=None):
+        return CardRead("card", sq + 100 * i, None if code is None else int(code[0]), None if code is None else code[1],
+                        1.0 if code else 0.5, [], probs)
+
+    def two(top):  # an unread card surely of rank 2, its top letter ``top`` sure and the rest spread over the others
+        p = np.full(72, 1e-4 / 64)
+        p[16:24] = (1 - 1e-4) * (1 - top) / 7
+        p[16] = (1 - 1e-4) * top
+        return p
+
+    spread = two(0.23)  # session 95's sideways 4H
+    assert spread[16:24].sum() >= FB_RANK_MIN and spread.max() < FB_RANK_TOP
+    cards = [card(0, "5A"), card(1, probs=spread), card(2, "8H")]
+    fb = first_bidder(cards, players=3)
+    assert fb["card"] is None and "position" not in fb and "no letter" in fb["reason"]
+    assert [c["rank"] for c in fb["candidates"]] == [2]  # who may bid first is still said
+    assert first_bidder(cards, players=3, rank_top=0)["rank"] == 2  # the committed rule before it named "rank 2"
+    # a letter that stands out (the lowest right one on session 95's deals had 0.48) is named by its rank as before
+    fb = first_bidder([card(0, "5A"), card(1, probs=two(0.48)), card(2, "8H")], players=3)
+    assert fb["rank"] == 2 and fb["letter"] is None and fb["position"] == [105.0, 107.0]
+    # held back, it still holds the others back as its rank: a clear 0H below it is named
+    assert first_bidder([card(0, "0H"), card(1, probs=spread)], players=2)["card"] == "0H"
+    # ... and a card read whole is not touched by the guard
+    assert first_bidder([card(0, "5A"), card(1, "2B"), card(2, "8H")], players=3)["card"] == "2B"
 
 
 def test_the_first_bidder_is_not_named_on_a_card_another_card_was_read_as_too():

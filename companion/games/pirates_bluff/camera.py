@@ -28,6 +28,14 @@ FB_UNREAD_MIX = 0.1  # an unreadable card's posterior is mixed this much with "a
 # never wrongly (0.98: 446, never wrongly). Kept above the blurred wild once seen as an 8 at 99.5 % on the calibration
 # range.
 FB_RANK_MIN = 0.999
+# ... and such a card is named by its rank alone only when its top single card is at least this sure too (session 96,
+# rule G). Session 95 saw, on fresh calibration deals, a sideways 4H whose index looked like an N: its rank was read 2
+# at 0.9997 summed over the letters, with no letter standing out (top card 0.23), and "rank 2" was named at its place.
+# Of the 58 unread cards named by their rank alone on those 3,600 deals it was the only one under 0.45 (the next,
+# 0.48, right). The bar is chosen on that one event. Judged on 6,000 fresh calibration deals (9,209,000-9,214,999):
+# it held back no naming there (4,469 right, 1 wrong, with or without it; the wrong one an A read G at 1.000), nor on
+# the held-out bench (141 of 200). A card held back by it still holds others back as its rank.
+FB_RANK_TOP = 0.3
 # The letter guard (session 59, rule L). A card read sure can still carry the wrong letter: faces that draw capitals as
 # small letters gave 0H read 0A at 0.993-1.000 on fresh calibration deals, naming a wrong first bidder. So the card
 # named claims its letter only when read at least FB_LETTER_MIN sure. When another found card may share its rank (that
@@ -62,15 +70,15 @@ def _rank_read(read: Any, np: Any, rank_min: float) -> int | None:
 
 def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float | None = None,
                  rank_min: float | None = None, players: int | None = None, letter_min: float | None = None,
-                 share_min: float | None = None) -> dict[str, Any]:
+                 share_min: float | None = None, rank_top: float | None = None) -> dict[str, Any]:
     """Who bids first, from the camera's reads of the starting cards: the lowest card by PBCard order.
 
     From each card's posterior P_i over the deck (taken in PBCard order), P(card i is the lowest) =
     sum_c P_i(c) * prod_{j != i} P_j(card > c). A card that could not be read with confidence still counts when
     it is surely higher than the lowest (say a blurred 7 next to a clear wild). The answer is given only when
-    that probability is >= FB_MIN and the lowest card itself is read, or its rank is (FB_RANK_MIN: then
-    ``card`` and ``letter`` are None, ``rank`` and ``position`` name it); otherwise ``card`` is None with the
-    reason and there is no ``position``.
+    that probability is >= FB_MIN and the lowest card itself is read, or its rank is (FB_RANK_MIN, with its top card
+    at least ``rank_top``, FB_RANK_TOP: then ``card`` and ``letter`` are None, ``rank`` and ``position`` name it);
+    otherwise ``card`` is None with the reason and there is no ``position``.
 
     A card that another card was also read as (``claimed``: the camera's reads keep the code a card in conflict
     claimed, see vision.detect.unique_cards) is never named: one of the two reads is wrong.
@@ -84,11 +92,12 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
     lower than any card; more cards found than players is not named at all (one of them is not a starting card).
     Without it, the cards found are taken to be all the starting cards (a far camera that misses one can then name
     a wrong first bidder: the app always knows its players, see companion/tablecam.py)."""
-    return _decide(reads, min_prob, mix, rank_min, players, letter_min, share_min)[0]
+    return _decide(reads, min_prob, mix, rank_min, players, letter_min, share_min, rank_top)[0]
 
 
 def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, rank_min: float | None,
-            players: int | None, letter_min: float | None, share_min: float | None) -> tuple[dict[str, Any], list]:
+            players: int | None, letter_min: float | None, share_min: float | None,
+            rank_top: float | None = None) -> tuple[dict[str, Any], list]:
     """first_bidder's answer, and for each found starting card (``reads``' whole cards, in order) its index in
     ``reads``, P(it is the lowest) and whether its read code is sure to ``letter_min`` (:func:`left_for_tap`)."""
     import numpy as np
@@ -98,6 +107,7 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
     rank_min = FB_RANK_MIN if rank_min is None else rank_min
     letter_min = FB_LETTER_MIN if letter_min is None else letter_min
     share_min = FB_SHARE_MIN if share_min is None else share_min
+    rank_top = FB_RANK_TOP if rank_top is None else rank_top
     if players is not None and (isinstance(players, bool) or not isinstance(players, int) or players < 1):
         raise ValueError(f"players: {players!r} is not a positive number of players")
     starting = [c for c in reads if c.kind == "card"]
@@ -161,6 +171,9 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
         return {"card": None, "reason": f"two cards were read as {c.code}",
                 "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     r = ranks[best]
+    if c.rank is None and float(np.max(_posterior(c, np))) < rank_top:  # the rank-alone guard (FB_RANK_TOP)
+        return {"card": None, "reason": f"a card may be rank {r}, but no letter of it stands out",
+                "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     if not cs[best]:  # the letter guard (FB_LETTER_MIN): is the letter needed to say who bids first?
         shared = any(float(_posterior(o, np).reshape(-1, LETTERS_PER_RANK).sum(1)[r]) >= share_min
                      for k, o in enumerate(starting[:n_start]) if k != best)
