@@ -654,6 +654,28 @@ def test_the_app_leaves_for_a_tap_a_card_that_could_name_a_wrong_first_bidder():
     assert app_first_bidder(reads[:3], table) == ("touch", 4)  # three cards found for four players
 
 
+def test_the_app_leaves_unsure_cards_for_a_tap_when_more_cards_are_found_than_players():
+    """Rule F (session 96): deal 9,211,693 found 9 starting cards for 8 players (a lone index counted as a card the
+    detector missed). The rule refuses to name then, but it returned no per-card figures, so nothing was left for a
+    tap and the app recorded a 0G read 0A at 0.990 and named a wrong first bidder. Now every found card that may be
+    the lowest and is read below FB_LETTER_MIN is left for a tap there too; the scan's answer is the same refusal."""
+    from companion.games.pirates_bluff.camera import first_bidder, left_for_tap
+    from vision.detect import CardRead
+
+    card = _card_read
+    misread = card(0, {0: 0.9901})  # "0A", really 0G
+    reads = [misread, card(1, {4: 0.9999}), card(2, {5 * 8 + 2: 0.9999})]  # 0E and 5C read sure
+    lone = CardRead("index", SQ + 400, None, None, 0.1, [], None, unseen_card=True)
+    fb = first_bidder(reads + [lone], players=3)
+    assert fb["card"] is None and "position" not in fb and fb["reason"].startswith("found 4 starting cards for 3 players")
+    assert fb["candidates"][0]["card"] == "0A"  # who may bid first is said
+    assert left_for_tap(reads + [lone], 3) == {0: "it may bid first and is not read sure"}
+    # a card read sure is recorded as read; one that cannot be the lowest is not asked for either
+    sure = card(0, {0: 0.99995})
+    assert left_for_tap([sure] + reads[1:] + [lone], 3) == {}
+    assert left_for_tap([card(0, {7 * 8: 0.995})] + reads[1:] + [lone], 3) == {}
+
+
 def test_a_lone_index_naming_a_card_read_whole_is_that_cards_own():
     """Codes are unique: in the corner reader's modes a lone index read surely as a card that is read whole is that
     card's index again (an outline a little inside the card leaves it out). It is not reported as an unseen card,

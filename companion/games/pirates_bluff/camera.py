@@ -121,9 +121,12 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
     unseen = [c for c in reads if c.kind == "index" and getattr(c, "unseen_card", False)]
     found = len(starting) + len(unseen)
     said = f"found {found} starting card{'s' if found != 1 else ''} for {players} players"
-    if players is not None and found > players:
-        return {"card": None, "reason": f"{said}: lay each starting card face up, apart, and nothing else"}, []
-    missing = 0 if players is None else players - found  # starting cards the camera did not find: any card
+    # more cards found than players: not named (one of them is not a starting card), but each found card's P(it is
+    # the lowest) is still worked out (no card missing), so left_for_tap leaves the unsure ones that may be the lowest
+    # for a tap as whenever the rule does not name (session 96, rule F: deal 9,211,693 found 9 cards for 8 players,
+    # nothing was left for a tap, and the app recorded a 0G read 0A at 0.990 and named a wrong first bidder)
+    too_many = players is not None and found > players
+    missing = 0 if players is None or too_many else players - found  # starting cards the camera did not find: any card
     ranks = [c.rank if c.rank is not None else _rank_read(c, np, rank_min) for c in starting]
 
     def hedged(c: Any, r: int | None) -> Any:
@@ -158,6 +161,9 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
     p_missing = float(lowest[found:].sum())
     if p_missing >= 0.01:
         cands.append({"position": None, "card": None, "rank": None, "p_lowest": round(p_missing, 4), "not_found": missing})
+    if too_many:
+        return {"card": None, "reason": f"{said}: lay each starting card face up, apart, and nothing else",
+                "candidates": cands}, info
     if best >= n_start or ranks[best] is None or lowest[best] < min_prob:
         why = "a starting card that may be the lowest is unreadable"
         if missing and p_missing >= 0.01:
@@ -197,7 +203,8 @@ def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, 
     calibration deals with the players' taps simulated by the truth: the app named a wrong first bidder in 5 deals
     (an H read A beside an unread card of its rank, a 6 read 0 at 0.983, ...), in 2 with this rule, for 0.05 more
     taps per deal; on 1,200 fresh deals see models/MODEL_CARD.md. When the rule names the first bidder, or a card is
-    read at FB_LETTER_MIN or surer, nothing more is asked."""
+    read at FB_LETTER_MIN or surer, nothing more is asked. The same holds where more cards are found than players
+    (session 96, rule F: before, nothing was left for a tap there)."""
     fb, info = _decide(reads, None, None, None, players, None, None)
     if fb.get("position") is not None:
         return {}
