@@ -617,7 +617,7 @@ def test_the_app_leaves_for_a_tap_a_card_that_could_name_a_wrong_first_bidder():
     camera's rule does not name the first bidder, a card that may be the lowest and is read below FB_LETTER_MIN is
     left for a tap (0H read 0A at 0.997 beside an unread 0E named the wrong seat once the 0E was tapped). Where the
     rule names the first bidder, or the card is read surer, or it cannot be the lowest, nothing more is asked."""
-    from companion.games.pirates_bluff.camera import FB_LETTER_MIN, left_for_tap
+    from companion.games.pirates_bluff.camera import FB_LETTER_MIN, FB_TAP_MIN, first_bidder, left_for_tap
     from companion.tablecam import ScanRequest, map_reading
 
     card = _card_read
@@ -629,8 +629,15 @@ def test_the_app_leaves_for_a_tap_a_card_that_could_name_a_wrong_first_bidder():
     r = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy", "Dee"), hold=left_for_tap))
     assert r.held == [0] and sorted(v for v in r.cards.values() if v) == ["5C", "7B"] and len(r.unreadable) == 2
     # read sure enough: recorded as read (the camera's rule abstains here only for the unread wild)
-    sure = card(0, {0: (1 + FB_LETTER_MIN) / 2})
+    sure = card(0, {0: (1 + FB_TAP_MIN) / 2})
     assert left_for_tap([sure, unread_wild] + high, 4) == {}
+    # rule T2 (session 96): the app's bar is stricter than the rule's letter bar. A card read 0.9995 (above
+    # FB_LETTER_MIN, below FB_TAP_MIN) that may be the lowest beside an unread wild is left for a tap too (a 0H read
+    # 0A at 0.999x was recorded and named a wrong seat); the scan's own rule is not changed by it
+    between = card(0, {0: (FB_LETTER_MIN + FB_TAP_MIN) / 2})
+    assert FB_LETTER_MIN < FB_TAP_MIN and between.code == "0A"
+    assert left_for_tap([between, unread_wild] + high, 4) == {0: "it may bid first and is not read sure"}
+    assert first_bidder([between, card(1, {4: 0.9999})] + high)["card"] == "0A"  # the scan still claims its letter
     # the rule names the first bidder (by its rank alone: no other card may be a wild): nothing asked
     assert left_for_tap([misread] + high, 3) == {}
     # a card read under FB_LETTER_MIN that cannot be the lowest is not asked for

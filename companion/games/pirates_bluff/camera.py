@@ -44,6 +44,10 @@ FB_RANK_TOP = 0.3
 # calibration deals: right 926 -> 917, never wrong; the 2 wrong namings S made in 1,200 other deals are both held.
 FB_LETTER_MIN = 0.999
 FB_SHARE_MIN = 0.01
+# The app's own letter bar (session 96, rule T2): left_for_tap decides at this bar, so a card that may be the lowest
+# and is read below it is left for a tap wherever the rule at this bar does not name the first bidder (a tap costs a
+# second; a wrong first bidder is a silent refereeing error). The scan's rule keeps FB_LETTER_MIN.
+FB_TAP_MIN = 0.9999
 LETTERS_PER_RANK = PIRATES72.size // 9  # the posterior's codes, rank by rank (ranks 0-8, letters A-H)
 
 
@@ -204,8 +208,10 @@ def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, 
     (an H read A beside an unread card of its rank, a 6 read 0 at 0.983, ...), in 2 with this rule, for 0.05 more
     taps per deal; on 1,200 fresh deals see models/MODEL_CARD.md. When the rule names the first bidder, or a card is
     read at FB_LETTER_MIN or surer, nothing more is asked. The same holds where more cards are found than players
-    (session 96, rule F: before, nothing was left for a tap there)."""
-    fb, info = _decide(reads, None, None, None, players, None, None)
+    (session 96, rule F: before, nothing was left for a tap there). Since session 96 (rule T2) the app decides at its
+    own, stricter letter bar FB_TAP_MIN (0.9999) in place of FB_LETTER_MIN: "the rule" and "read sure" above are
+    at that bar."""
+    fb, info = _decide(reads, None, None, None, players, FB_TAP_MIN, None)
     if fb.get("position") is not None:
         return {}
     return {i: "it may bid first and is not read sure" for i, p, sure in info
