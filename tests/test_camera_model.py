@@ -665,7 +665,8 @@ def test_the_app_leaves_unsure_cards_for_a_tap_when_more_cards_are_found_than_pl
     """Rule F (session 96): deal 9,211,693 found 9 starting cards for 8 players (a lone index counted as a card the
     detector missed). The rule refuses to name then, but it returned no per-card figures, so nothing was left for a
     tap and the app recorded a 0G read 0A at 0.990 and named a wrong first bidder. Now every found card that may be
-    the lowest and is read below FB_LETTER_MIN is left for a tap there too; the scan's answer is the same refusal."""
+    the lowest and is read below the app's bar (FB_TAP_MIN) is left for a tap there too; the scan's answer is the same
+    refusal."""
     from companion.games.pirates_bluff.camera import first_bidder, left_for_tap
     from vision.detect import CardRead
 
