@@ -640,11 +640,13 @@ def test_the_app_leaves_for_a_tap_a_card_that_could_name_a_wrong_first_bidder():
     assert first_bidder([between, card(1, {4: 0.9999})] + high)["card"] == "0A"  # the scan still claims its letter
     # the rule names the first bidder (by its rank alone: no other card may be a wild): nothing asked
     assert left_for_tap([misread] + high, 3) == {}
-    # a card read under FB_LETTER_MIN that cannot be the lowest is not asked for
+    # a card read under FB_LETTER_MIN that cannot be the lowest is not asked for (half the frame's cards read sure:
+    # a familiar frame, see rule U's test below)
     loose_high = card(3, {7 * 8 + 1: 0.995})
-    assert loose_high.code == "7B" and left_for_tap([unread_wild, high[0], loose_high], 3) == {}
+    six = card(4, {6 * 8 + 3: 0.9999})  # 6D read sure
+    assert loose_high.code == "7B" and left_for_tap([unread_wild, high[0], six, loose_high], 4) == {}
     loose_low = card(3, {1 * 8 + 1: 0.995})  # 1B at 0.995 may be the lowest beside the unread card: asked for
-    assert left_for_tap([unread_wild, high[0], loose_low], 3) == {2: "it may bid first and is not read sure"}
+    assert left_for_tap([unread_wild, high[0], six, loose_low], 4) == {3: "it may bid first and is not read sure"}
     # a card the camera did not find may be the lowest (4 players, 3 cards): the card read 0.997 is asked for
     assert left_for_tap([misread] + high, 4) == {0: "it may bid first and is not read sure"}
 
@@ -659,6 +661,40 @@ def test_the_app_leaves_for_a_tap_a_card_that_could_name_a_wrong_first_bidder():
     assert app_first_bidder(reads, table) == ("wrong", 1)  # 0A recorded, 0E tapped: the 0H's seat named
     assert app_first_bidder(reads, table, left_for_tap) == ("right", 2)
     assert app_first_bidder(reads[:3], table) == ("touch", 4)  # three cards found for four players
+
+
+def test_the_app_trusts_the_readers_odds_less_in_a_frame_of_unfamiliar_faces(monkeypatch):
+    """Rule U (session 97): used calibration deal 9,208,058, three players, 1H 3B 7D on a face the reader does not
+    know. The 1H was read 7H at 0.9936 (0.0064 on 1H), the 7D at 0.9952, the 3B at 0.9999: the rule named the 3B
+    (P(lowest) 0.994), and the app recorded all three and named the wrong seat. Only one card in three is read at
+    FB_FAMILIAR_BAR, so the frame is unfamiliar: the app decides on tempered posteriors, the 3B is no longer sure to be
+    the lowest and the 7H may be, and both are left for a tap. The scan's own rule is not changed. A frame where most
+    cards read sure is decided as before."""
+    from types import SimpleNamespace
+
+    import companion.games.pirates_bluff.camera as cam
+    from vision.bench import app_first_bidder
+
+    card = _card_read
+    reads = [card(0, {3 * 8 + 1: 0.9999, 3 * 8 + 4: 0.0001}), card(1, {7 * 8 + 3: 0.9952, 7 * 8 + 1: 0.0048}),
+             card(2, {7 * 8 + 7: 0.9936, 1 * 8 + 7: 0.0064})]
+    assert [c.code for c in reads] == ["3B", "7D", "7H"] and cam.unfamiliar(reads)
+    assert cam.first_bidder(reads, players=3)["card"] == "3B"  # the scan's rule, unchanged
+    held = {0: "it may bid first and is not read sure", 2: "it may bid first and is not read sure"}
+    assert cam.left_for_tap(reads, 3) == held
+    truth = [(3, "B"), (7, "D"), (1, "H")]
+    table = [SimpleNamespace(rank=r, letter=ll, quad=(c.corners + [[-2, -2], [2, -2], [2, 2], [-2, 2]]).astype(np.float32))
+             for (r, ll), c in zip(truth, reads)]
+    assert app_first_bidder(reads, table, cam.left_for_tap) == ("right", 2)
+    # familiar: two more cards read sure (3 of 5), the same three reads decided as before, nothing asked
+    familiar = reads + [card(3, {5 * 8: 0.99995}), card(4, {6 * 8: 0.99995})]
+    assert not cam.unfamiliar(familiar) and cam.left_for_tap(familiar, 5) == {}
+    # without the tempering all three would be recorded as read, and the 3B's player named, wrongly
+    monkeypatch.setattr(cam, "FB_UNFAMILIAR_T", 1.0)
+    assert cam.left_for_tap(reads, 3) == {}
+    assert app_first_bidder(reads, table, cam.left_for_tap) == ("wrong", 0)
+    # no whole card: nothing is unfamiliar
+    assert not cam.unfamiliar([])
 
 
 def test_the_app_leaves_unsure_cards_for_a_tap_when_more_cards_are_found_than_players():

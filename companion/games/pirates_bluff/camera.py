@@ -51,13 +51,29 @@ FB_SHARE_MIN = 0.01
 # deal; it holds three wrong namings seen on used deals (a 0H read 0A at 0.999x, 2C read 0C at 0.9992, 0G read 0C at
 # 0.9996; models/MODEL_CARD.md, session 96).
 FB_TAP_MIN = 0.9999
+# The unfamiliar frame (session 97, rule U; the app only, the scan's rule unchanged). Mistakes at 0.98-1.000 come in
+# frames of unfamiliar faces, where few cards read sure: of 15 deals where the scan or the app named a wrong first
+# bidder on 21,600 used calibration deals, 10 had at most a third of their cards read at 0.9999. So where at most a
+# third of the found starting cards (share < FB_FAMILIAR_SHARE) have a top card at FB_FAMILIAR_BAR or surer,
+# left_for_tap decides on every posterior tempered, p ** (1 / FB_UNFAMILIAR_T) renormalised: the reader's odds there
+# are trusted less. Chosen on those used deals (app 9 -> 4 wrong, +0.041 taps a deal). Judged on 6,000 fresh
+# calibration deals (9,227,000-9,232,999): the scan identical, the app 5,953 right / 2 wrong either way, +0.041 taps a
+# deal; it held neither fresh wrong (both 0/8 confusions in familiar frames; models/MODEL_CARD.md, session 97).
+FB_FAMILIAR_BAR = 0.9999
+FB_FAMILIAR_SHARE = 0.34
+FB_UNFAMILIAR_T = 1.3
 LETTERS_PER_RANK = PIRATES72.size // 9  # the posterior's codes, rank by rank (ranks 0-8, letters A-H)
 
 
-def _posterior(read: Any, np: Any) -> Any:
+def _posterior(read: Any, np: Any, temper: float = 1.0) -> Any:
+    """The read's posterior over the deck; ``temper`` > 1 flattens it (p ** (1 / temper), renormalised)."""
     n = PIRATES72.size
     if read.probs is not None:
-        return np.asarray(read.probs, dtype=float)
+        p = np.asarray(read.probs, dtype=float)
+        if temper != 1.0:
+            p = np.clip(p, 1e-30, 1.0) ** (1.0 / temper)
+            p = p / p.sum()
+        return p
     p = np.zeros(n)
     if read.rank is None:
         p[:] = 1 / n
@@ -66,11 +82,11 @@ def _posterior(read: Any, np: Any) -> Any:
     return p
 
 
-def _rank_read(read: Any, np: Any, rank_min: float) -> int | None:
+def _rank_read(read: Any, np: Any, rank_min: float, temper: float = 1.0) -> int | None:
     """The rank of an unreadable card whose posterior is at least ``rank_min`` sure of it, else None."""
     if read.probs is None:
         return None
-    pr = np.asarray(read.probs, dtype=float).reshape(-1, LETTERS_PER_RANK).sum(1)
+    pr = _posterior(read, np, temper).reshape(-1, LETTERS_PER_RANK).sum(1)
     r = int(pr.argmax())
     return r if pr[r] >= rank_min else None
 
@@ -104,10 +120,14 @@ def first_bidder(reads: Sequence[Any], min_prob: float | None = None, mix: float
 
 def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, rank_min: float | None,
             players: int | None, letter_min: float | None, share_min: float | None,
-            rank_top: float | None = None) -> tuple[dict[str, Any], list]:
+            rank_top: float | None = None, temper: float = 1.0) -> tuple[dict[str, Any], list]:
     """first_bidder's answer, and for each found starting card (``reads``' whole cards, in order) its index in
-    ``reads``, P(it is the lowest) and whether its read code is sure to ``letter_min`` (:func:`left_for_tap`)."""
+    ``reads``, P(it is the lowest) and whether its read code is sure to ``letter_min`` (:func:`left_for_tap`).
+    ``temper``: every posterior is tempered so first (:func:`_posterior`; the unfamiliar frame, left_for_tap)."""
     import numpy as np
+
+    def post(read: Any) -> Any:  # this decision's posteriors, tempered as asked
+        return _posterior(read, np, temper)
 
     min_prob = FB_MIN if min_prob is None else min_prob
     mix = FB_UNREAD_MIX if mix is None else mix
@@ -134,16 +154,16 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
     # nothing was left for a tap, and the app recorded a 0G read 0A at 0.990 and named a wrong first bidder)
     too_many = players is not None and found > players
     missing = 0 if players is None or too_many else players - found  # starting cards the camera did not find: any card
-    ranks = [c.rank if c.rank is not None else _rank_read(c, np, rank_min) for c in starting]
+    ranks = [c.rank if c.rank is not None else _rank_read(c, np, rank_min, temper) for c in starting]
 
     def hedged(c: Any, r: int | None) -> Any:
         if c.rank is not None:
-            return _posterior(c, np)
+            return post(c)
         spread = np.full(n, 1 / n)
         if r is not None:  # the rank is sure: the mix goes to that rank's letters
             spread = np.zeros(n)
             spread[r * LETTERS_PER_RANK:(r + 1) * LETTERS_PER_RANK] = 1 / LETTERS_PER_RANK
-        return (1 - mix) * _posterior(c, np) + mix * spread
+        return (1 - mix) * post(c) + mix * spread
 
     P = np.stack([hedged(c, r) for c, r in zip(starting, ranks)]
                  + [np.full(n, 1 / n) for _ in range(len(unseen) + missing)])[:, order]
@@ -155,7 +175,7 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
     n_start = len(starting)
     at = [i for i, c in enumerate(reads) if c.kind == "card"]
     cs = [letter_min <= 0 or (c.rank is not None and float(
-        _posterior(c, np)[PIRATES72.cards.index(PBCard(c.rank, c.letter))]) >= letter_min) for c in starting]
+        post(c)[PIRATES72.cards.index(PBCard(c.rank, c.letter))]) >= letter_min) for c in starting]
     info = [(at[k], float(lowest[k]), cs[k]) for k in range(n_start)]
     starting = starting + unseen
     best = int(lowest.argmax())
@@ -184,11 +204,11 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
         return {"card": None, "reason": f"two cards were read as {c.code}",
                 "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     r = ranks[best]
-    if c.rank is None and float(np.max(_posterior(c, np))) < rank_top:  # the rank-alone guard (FB_RANK_TOP)
+    if c.rank is None and float(np.max(post(c))) < rank_top:  # the rank-alone guard (FB_RANK_TOP)
         return {"card": None, "reason": f"a card may be rank {r}, but no letter of it stands out",
                 "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     if not cs[best]:  # the letter guard (FB_LETTER_MIN): is the letter needed to say who bids first?
-        shared = any(float(_posterior(o, np).reshape(-1, LETTERS_PER_RANK).sum(1)[r]) >= share_min
+        shared = any(float(post(o).reshape(-1, LETTERS_PER_RANK).sum(1)[r]) >= share_min
                      for k, o in enumerate(starting[:n_start]) if k != best)
         if shared:
             return {"card": None, "reason": f"two cards may be rank {r} and a letter is not sure",
@@ -198,6 +218,20 @@ def _decide(reads: Sequence[Any], min_prob: float | None, mix: float | None, ran
                     "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}, info
     return {"card": c.code, "rank": ranks[best], "letter": c.letter, "position": [round(float(v), 1) for v in c.center],
             "corners": c.to_json()["corners"], "probability": round(float(lowest[best]), 4), "candidates": cands}, info
+
+
+def unfamiliar(reads: Sequence[Any]) -> bool:
+    """Whether the found starting cards (``reads``' whole cards) look like unfamiliar faces: fewer than
+    FB_FAMILIAR_SHARE of them (at most a third) have a top card at FB_FAMILIAR_BAR or surer (a read card without a
+    posterior counts as sure, an unread one as unsure). No whole card: not unfamiliar (nothing to decide)."""
+    import numpy as np
+
+    starting = [c for c in reads if c.kind == "card"]
+    if not starting:
+        return False
+    sure = sum((float(np.max(c.probs)) if c.probs is not None else (1.0 if c.rank is not None else 0.0))
+               >= FB_FAMILIAR_BAR for c in starting)
+    return sure / len(starting) < FB_FAMILIAR_SHARE
 
 
 def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, str]:
@@ -213,8 +247,10 @@ def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, 
     read at FB_LETTER_MIN or surer, nothing more is asked. The same holds where more cards are found than players
     (session 96, rule F: before, nothing was left for a tap there). Since session 96 (rule T2) the app decides at its
     own, stricter letter bar FB_TAP_MIN (0.9999) in place of FB_LETTER_MIN: "the rule" and "read sure" above are
-    at that bar."""
-    fb, info = _decide(reads, None, None, None, players, FB_TAP_MIN, None)
+    at that bar. Since session 97 (rule U) a frame of unfamiliar faces (:func:`unfamiliar`) is decided on tempered
+    posteriors (FB_UNFAMILIAR_T): the reader's odds there are trusted less."""
+    temper = FB_UNFAMILIAR_T if unfamiliar(reads) else 1.0
+    fb, info = _decide(reads, None, None, None, players, FB_TAP_MIN, None, temper=temper)
     if fb.get("position") is not None:
         return {}
     return {i: "it may bid first and is not read sure" for i, p, sure in info
