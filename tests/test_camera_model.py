@@ -680,8 +680,13 @@ def test_the_app_trusts_the_readers_odds_less_in_a_frame_of_unfamiliar_faces(mon
              card(2, {7 * 8 + 7: 0.9936, 1 * 8 + 7: 0.0064})]
     assert [c.code for c in reads] == ["3B", "7D", "7H"] and cam.unfamiliar(reads)
     assert cam.first_bidder(reads, players=3)["card"] == "3B"  # the scan's rule, unchanged
-    held = {0: "it may bid first and is not read sure", 2: "it may bid first and is not read sure"}
-    assert cam.left_for_tap(reads, 3) == held
+    why = "it may bid first and is not read sure; the camera does not know these faces: teach it your deck in Settings"
+    assert cam.left_for_tap(reads, 3) == {0: why, 2: why}
+    from companion.tablecam import ScanRequest, map_reading
+
+    r = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy"), hold=cam.left_for_tap))
+    assert r.held == [0, 2] and r.cards["Ben"] == "7D" and r.cards["Ann"] is None and r.cards["Cy"] is None
+    assert r.note.endswith(f"Not sure enough (Ann, Cy: {why}): enter by touch.")
     truth = [(3, "B"), (7, "D"), (1, "H")]
     table = [SimpleNamespace(rank=r, letter=ll, quad=(c.corners + [[-2, -2], [2, -2], [2, 2], [-2, 2]]).astype(np.float32))
              for (r, ll), c in zip(truth, reads)]

@@ -62,6 +62,8 @@ FB_TAP_MIN = 0.9999
 FB_FAMILIAR_BAR = 0.9999
 FB_FAMILIAR_SHARE = 0.34
 FB_UNFAMILIAR_T = 1.3
+# ... and the players are told why, with what helps: a taught deck reads its own faces (99.6 % exact, issue #16)
+UNFAMILIAR_HINT = "; the camera does not know these faces: teach it your deck in Settings"
 LETTERS_PER_RANK = PIRATES72.size // 9  # the posterior's codes, rank by rank (ranks 0-8, letters A-H)
 
 
@@ -248,10 +250,12 @@ def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, 
     (session 96, rule F: before, nothing was left for a tap there). Since session 96 (rule T2) the app decides at its
     own, stricter letter bar FB_TAP_MIN (0.9999) in place of FB_LETTER_MIN: "the rule" and "read sure" above are
     at that bar. Since session 97 (rule U) a frame of unfamiliar faces (:func:`unfamiliar`) is decided on tempered
-    posteriors (FB_UNFAMILIAR_T): the reader's odds there are trusted less."""
-    temper = FB_UNFAMILIAR_T if unfamiliar(reads) else 1.0
-    fb, info = _decide(reads, None, None, None, players, FB_TAP_MIN, None, temper=temper)
+    posteriors (FB_UNFAMILIAR_T): the reader's odds there are trusted less, and the reason given says so and what
+    helps (UNFAMILIAR_HINT: teach the camera the deck)."""
+    odd = unfamiliar(reads)
+    fb, info = _decide(reads, None, None, None, players, FB_TAP_MIN, None, temper=FB_UNFAMILIAR_T if odd else 1.0)
     if fb.get("position") is not None:
         return {}
-    return {i: "it may bid first and is not read sure" for i, p, sure in info
+    why = "it may bid first and is not read sure" + (UNFAMILIAR_HINT if odd else "")
+    return {i: why for i, p, sure in info
             if reads[i].rank is not None and not sure and p >= 0.01}
