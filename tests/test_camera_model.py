@@ -684,9 +684,9 @@ def test_the_app_trusts_the_readers_odds_less_in_a_frame_of_unfamiliar_faces(mon
     assert cam.left_for_tap(reads, 3) == {0: why, 2: why}
     from companion.tablecam import ScanRequest, map_reading
 
-    r = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy"), hold=cam.left_for_tap))
-    assert r.held == [0, 2] and r.cards["Ben"] == "7D" and r.cards["Ann"] is None and r.cards["Cy"] is None
-    assert r.note.endswith(f"Not sure enough (Ann, Cy: {why}): enter by touch.")
+    got = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy"), hold=cam.left_for_tap))
+    assert got.held == [0, 2] and got.cards == {"Ann": None, "Ben": "7D", "Cy": None}
+    assert got.note.endswith(f"Not sure enough (Ann, Cy: {why}): enter by touch.")
     truth = [(3, "B"), (7, "D"), (1, "H")]
     table = [SimpleNamespace(rank=r, letter=ll, quad=(c.corners + [[-2, -2], [2, -2], [2, 2], [-2, 2]]).astype(np.float32))
              for (r, ll), c in zip(truth, reads)]

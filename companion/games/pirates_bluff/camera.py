@@ -231,8 +231,7 @@ def unfamiliar(reads: Sequence[Any]) -> bool:
     starting = [c for c in reads if c.kind == "card"]
     if not starting:
         return False
-    sure = sum((float(np.max(c.probs)) if c.probs is not None else (1.0 if c.rank is not None else 0.0))
-               >= FB_FAMILIAR_BAR for c in starting)
+    sure = sum(float(_posterior(c, np).max()) >= FB_FAMILIAR_BAR for c in starting)
     return sure / len(starting) < FB_FAMILIAR_SHARE
 
 
