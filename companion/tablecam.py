@@ -44,7 +44,9 @@ class ScanRequest:
     camera is there (``--demo``); ``one_deck``: one deck on the table, so the same card read twice is a misread
     (both left for a tap); ``hold``: the game's rule of cards read but to be left for a tap,
     ``hold(reads, players) -> {index into reads: why}`` (Pirate's Bluff's starting cards:
-    ``companion.games.pirates_bluff.camera.left_for_tap``, a card that could name a wrong first bidder)."""
+    ``companion.games.pirates_bluff.camera.left_for_tap``, a card that could name a wrong first bidder; called as
+    ``hold(reads, players, taught=...)``); ``taught``: the camera reads a deck the players taught it (the Enroll
+    screen's choice; the camera service sets it), so a game's hold does not tell them to teach it."""
 
     deck: str
     seats: tuple[str, ...]
@@ -56,7 +58,8 @@ class ScanRequest:
     demo_middle: tuple[str, ...] = ()
     one_deck: bool = True  # False: two decks at the table (the same card twice is no misread)
     row: tuple[str, ...] = ()  # ``new``: recorded cards lying in a row, in order; the new cards go on from them
-    hold: Callable[[Sequence[Any], int], dict] | None = None  # the game's cards to leave for a tap (see above)
+    hold: Callable[..., dict] | None = None  # the game's cards to leave for a tap (see above)
+    taught: bool = False  # the camera reads a taught deck (see above)
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -203,7 +206,7 @@ def _map_reading(reads: Sequence[Any], request: ScanRequest, frame_size: tuple[f
         texts = [None if t in twice else t for t in texts]
     hold = {}  # the game's rule: cards read but left for a tap (after the misreads above, which it does not undo)
     if request.hold is not None and request.layout != "new" and len(cards) == request.wanted:
-        said = request.hold(reads, len(request.seats))
+        said = request.hold(reads, len(request.seats), taught=request.taught)
         hold = {whole[k]: said[whole[k]] for k, t in enumerate(texts) if t is not None and whole[k] in said}
         texts = [None if whole[k] in hold else t for k, t in enumerate(texts)]
     players = list(request.seats)

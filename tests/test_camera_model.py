@@ -687,6 +687,12 @@ def test_the_app_trusts_the_readers_odds_less_in_a_frame_of_unfamiliar_faces(mon
     got = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy"), hold=cam.left_for_tap))
     assert got.held == [0, 2] and got.cards == {"Ann": None, "Ben": "7D", "Cy": None}
     assert got.note.endswith(f"Not sure enough (Ann, Cy: {why}): enter by touch.")
+    # the camera reads a deck the players taught it: the note does not tell them to teach it, but what helps there
+    again = "it may bid first and is not read sure; the camera is unsure even of the deck taught to it: more light, " \
+        "or teach it again in Settings"
+    assert cam.left_for_tap(reads, 3, taught=True) == {0: again, 2: again}
+    got = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy"), hold=cam.left_for_tap, taught=True))
+    assert got.held == [0, 2] and got.note.endswith(f"Not sure enough (Ann, Cy: {again}): enter by touch.")
     truth = [(3, "B"), (7, "D"), (1, "H")]
     table = [SimpleNamespace(rank=r, letter=ll, quad=(c.corners + [[-2, -2], [2, -2], [2, 2], [-2, 2]]).astype(np.float32))
              for (r, ll), c in zip(truth, reads)]

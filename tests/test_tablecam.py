@@ -4,6 +4,7 @@ in-play flows with the camera models are in tests/test_ui_camera_play.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -80,8 +81,8 @@ def test_the_games_hold_leaves_a_card_read_for_a_tap_with_its_reason():
     complete reading, and a card already left as a misread stays one."""
     asked = []
 
-    def hold(reads, players):
-        asked.append((len(reads), players))
+    def hold(reads, players, taught):
+        asked.append((len(reads), players, taught))
         return {i: "it may bid first and is not read sure" for i, c in enumerate(reads) if c.rank == 0}
 
     req = ScanRequest("pirates72", ("Ann", "Ben", "Cy"), hold=hold)
@@ -89,10 +90,12 @@ def test_the_games_hold_leaves_a_card_read_for_a_tap_with_its_reason():
     r = map_reading(reads, req)
     assert r.cards == {"Ann": None, "Ben": None, "Cy": "5B"} and r.unreadable == ["Ann", "Ben"] and r.held == [0]
     assert r.asked == ["Ann"]
-    assert asked == [(3, 3)]
+    assert asked == [(3, 3, False)]
     assert r.note == ("Read 1 of 3 starting cards. Unreadable (Ben): enter by touch. "
                       "Not sure enough (Ann: it may bid first and is not read sure): enter by touch.")
-    assert map_reading(reads[:2], req).cards == {} and asked == [(3, 3)]  # a reading not complete: not asked
+    assert map_reading(reads[:2], req).cards == {} and asked == [(3, 3, False)]  # a reading not complete: not asked
+    map_reading(reads, dataclasses.replace(req, taught=True))  # the camera reads a taught deck: the hold is told
+    assert asked == [(3, 3, False), (3, 3, True)]
     plain = map_reading(reads, ScanRequest("pirates72", ("Ann", "Ben", "Cy")))
     assert plain.cards["Ann"] == "0A" and plain.held == []
     twice = [_card_at(640, 600, 0, "A"), _card_at(300, 360, 0, "A"), _card_at(980, 360, 5, "B")]

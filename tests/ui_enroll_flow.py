@@ -170,6 +170,22 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
 
     sc = scanner_for("kitchen-deck")
     assert sc.mode == "corner" and sc.corner.profile is not None and sc.corner.profile.name == "kitchen-deck"
+    # the camera service tells the game's hold that it reads a taught deck (its note then says what helps there)
+    import threading
+
+    from companion.tablecam import ScanRequest
+    from companion.ui.camservice import CameraService, taught_choice
+
+    assert not taught_choice("pirates72", "*printed") and not taught_choice("pirates72", None)
+    req = ScanRequest("pirates72", ("Ann", "Ben", "Cy"))
+    got, done = [], threading.Event()
+    cs = CameraService("simulated", req, lambda f: f(), lambda *a: None, lambda r: (got.append(r), done.set()),
+                       lambda e: (got.append(e), done.set()), seed=7, deck="kitchen-deck")
+    cs.start()
+    assert done.wait(120), "no reading in 120 s"
+    cs.stop()
+    assert not isinstance(got[0], str), got[0]
+    assert cs.request.taught and not req.taught and taught_choice("pirates72", "kitchen-deck")
     tap(find(es, tag="remove:kitchen-deck"))
     shot(app, "enroll-remove.png")
     tap(find(es, tag="keep:kitchen-deck"))  # not removed

@@ -73,10 +73,11 @@ class GameSpec:
       from the camera's reads of the table (Pirate's Bluff: who bids first; ``pirate-table scan --first-bidder``;
       ``players``, when known, is how many sit at the table: in the game's player range). The camera only reads;
       the game decides.
-    - ``reads_hold``: ``"module:function"``; ``function(reads, players) -> {index into reads: why}``: the cards the
-      camera read that the game's screen leaves for a tap all the same when it records what was read (its
-      ScanRequest's ``hold``, companion/tablecam.py; Pirate's Bluff: a starting card that could name a wrong first
-      bidder once recorded). The bench counts the app's first bidder with it.
+    - ``reads_hold``: ``"module:function"``; ``function(reads, players, taught=False) -> {index into reads: why}``:
+      the cards the camera read that the game's screen leaves for a tap all the same when it records what was read
+      (its ScanRequest's ``hold``, companion/tablecam.py; Pirate's Bluff: a starting card that could name a wrong
+      first bidder once recorded; ``taught``: the camera reads a deck the players taught it, for what ``why`` says).
+      The bench counts the app's first bidder with it.
     - ``summary``: one line for lists; ``extra``: anything else the game wants to publish.
     """
 
@@ -347,7 +348,7 @@ def reads_rule_for_deck(deck: str) -> Callable[[Any], dict[str, Any]]:
     return resolve(reads_game_for_deck(deck).reads_rule)
 
 
-def reads_hold_for_deck(deck: str) -> Callable[[Any, int], dict[int, str]] | None:
+def reads_hold_for_deck(deck: str) -> Callable[..., dict[int, str]] | None:
     """The cards read of ``deck`` that its game's screen leaves for a tap: ``reads_game_for_deck(deck)``'s
     ``reads_hold`` (None: it records every card read)."""
     g = reads_game_for_deck(deck)

@@ -22,6 +22,7 @@ guess).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -194,6 +195,13 @@ def camera_base(deck_id: str) -> str | None:
     return base_id(model) if model is not None else None
 
 
+def taught_choice(deck_id: str, choice: str | None) -> bool:
+    """Whether the camera choice ``choice`` for the deck ``deck_id`` is a deck the players taught it (not one of its
+    base's built-in choices; None: the base's default, built in)."""
+    base = camera_base(deck_id)
+    return base is not None and choice is not None and choice not in BUILT_IN[base]
+
+
 def scanner_for(deck: str, threads: int = 1):
     """The scanner for the deck the camera reads: ``*printed`` the default reader, ``*any`` the corner reader,
     else the enrolled deck of that name (its profile on the corner reader). A deck that cannot be used (removed,
@@ -319,6 +327,8 @@ class CameraService(_CameraThread):
             from vision.camera import StableReader
 
             scanner = scanner_for_request(self.request, self.deck)
+            if taught_choice(self.request.deck, self.deck):  # the game's hold then says what helps a taught deck
+                self.request = dataclasses.replace(self.request, taught=True)
             last = []
 
             class Keep:  # remembers each scan for the preview

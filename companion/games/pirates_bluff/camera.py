@@ -64,6 +64,9 @@ FB_FAMILIAR_SHARE = 0.34
 FB_UNFAMILIAR_T = 1.3
 # ... and the players are told why, with what helps: a taught deck reads its own faces (99.6 % exact, issue #16)
 UNFAMILIAR_HINT = "; the camera does not know these faces: teach it your deck in Settings"
+# ... unless the camera reads a deck the players taught it already (the Enroll screen's choice): then it says what
+# helps there (a taught deck read unsure is most often one seen in other light, or taught from poor photos)
+TAUGHT_HINT = "; the camera is unsure even of the deck taught to it: more light, or teach it again in Settings"
 LETTERS_PER_RANK = PIRATES72.size // 9  # the posterior's codes, rank by rank (ranks 0-8, letters A-H)
 
 
@@ -235,7 +238,7 @@ def unfamiliar(reads: Sequence[Any]) -> bool:
     return sure / len(starting) < FB_FAMILIAR_SHARE
 
 
-def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, str]:
+def left_for_tap(reads: Sequence[Any], players: int | None = None, taught: bool = False) -> dict[int, str]:
     """The starting cards the app should leave for a tap rather than record as read (indices into ``reads`` -> why).
 
     The app records the cards it reads and the rules name the lowest recorded card (after the players tapped the
@@ -250,11 +253,12 @@ def left_for_tap(reads: Sequence[Any], players: int | None = None) -> dict[int, 
     own, stricter letter bar FB_TAP_MIN (0.9999) in place of FB_LETTER_MIN: "the rule" and "read sure" above are
     at that bar. Since session 97 (rule U) a frame of unfamiliar faces (:func:`unfamiliar`) is decided on tempered
     posteriors (FB_UNFAMILIAR_T): the reader's odds there are trusted less, and the reason given says so and what
-    helps (UNFAMILIAR_HINT: teach the camera the deck)."""
+    helps (UNFAMILIAR_HINT: teach the camera the deck; TAUGHT_HINT where ``taught``: the camera reads a deck the
+    players taught it, ScanRequest.taught)."""
     odd = unfamiliar(reads)
     fb, info = _decide(reads, None, None, None, players, FB_TAP_MIN, None, temper=FB_UNFAMILIAR_T if odd else 1.0)
     if fb.get("position") is not None:
         return {}
-    why = "it may bid first and is not read sure" + (UNFAMILIAR_HINT if odd else "")
+    why = "it may bid first and is not read sure" + ((TAUGHT_HINT if taught else UNFAMILIAR_HINT) if odd else "")
     return {i: why for i, p, sure in info
             if reads[i].rank is not None and not sure and p >= 0.01}
