@@ -60,7 +60,7 @@ def cmd_monitor(args) -> int:
     from hardware.driver import BoxError, ButtonBox
 
     if args.duration is not None and args.duration <= 0:
-        raise PirateTableError("--duration must be positive")
+        raise PirateTableError("--duration: must be positive")
     sim = soft = None
     presser = None
     try:
@@ -78,7 +78,7 @@ def cmd_monitor(args) -> int:
             try:
                 sim = SimBox().start()
             except SimUnavailable as exc:
-                raise PirateTableError(str(exc)) from None
+                raise PirateTableError(f"--sim-firmware: {exc}") from None
             port = sim.port
 
             def presser(seats):
@@ -101,7 +101,11 @@ def cmd_monitor(args) -> int:
         try:
             box.open()
         except (BoxError, OSError) as exc:
-            raise PirateTableError(f"cannot open the button box: {exc}") from None
+            # the one line names its place: the port asked for, else the box looked for by its USB VID:PID
+            if args.port is None and not (args.sim or args.sim_firmware):
+                raise PirateTableError(f"button box: {exc}") from None
+            where = f"--port {port}" if args.port is not None else ("--sim" if args.sim else "--sim-firmware")
+            raise PirateTableError(f"{where}: cannot open the button box: {exc}") from None
         try:
             hello = box.hello
             on_event("hello", {"port": box.port, "boot_id": f"{hello.boot_id:08x}", "fw": hello.fw})
@@ -143,11 +147,11 @@ def cmd_bench(args) -> int:
     from hardware.simbox import SimUnavailable
 
     if args.presses < 1:
-        raise PirateTableError("--presses must be at least 1")
+        raise PirateTableError("--presses: must be at least 1")
     try:
         result = run_bench(args.presses, args.seed)
     except SimUnavailable as exc:
-        raise PirateTableError(str(exc)) from None
+        raise PirateTableError(f"--sim-firmware: {exc}") from None
     print(json.dumps(result, indent=2))
     return 0 if result["lost"] == 0 and result["duplicated"] == 0 and result["order_and_masks_match"] else 1
 
