@@ -106,6 +106,42 @@ def test_enroll_refusals_leave_nothing_behind(enrolled, tmp_path):
     assert sorted(p.name for p in (data / "decks").iterdir()) == before
 
 
+def test_teach_an_enrolled_deck_again(enrolled, tmp_path):
+    """`deck enroll NAME --again` (the Enroll screen's "Teach again"): new photos of the same deck replace its profile
+    once the new one is built. Refused in one line with nothing changed: a deck not enrolled, another base deck, a bad
+    photo. Runs before the scan test, which then reads with the profile taught again."""
+    from vision.synth.rows import row_photo
+
+    data, rows = enrolled
+    deck = data / "decks" / "mydeck"
+    before = sorted(p.name for p in (data / "decks").iterdir())
+    profile, meta = (deck / "profile.npz").read_bytes(), (deck / "deck.json").read_text()
+    again = ["deck", "enroll", "mydeck", "--base", "pirates-bluff", "--again", "--rows"]
+    _refused(_cli(["deck", "enroll", "ghost", "--base", "pirates-bluff", "--again", "--rows", str(rows)], data),
+             "NAME: no deck named 'ghost' to teach again")
+    _refused(_cli(["deck", "enroll", "mydeck", "--base", "standard52", "--again", "--rows", str(rows)], data),
+             "--base: deck 'mydeck' was taught on pirates-bluff, not standard52")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    for r in range(9):
+        (bad / f"{r}.jpg").write_bytes((rows / f"{r}.jpg").read_bytes())
+    cv2.imwrite(str(bad / "4.jpg"), row_photo(_deck_style(), 4, 9, n=7))
+    _refused(_cli(again + [str(bad)], data), "4.jpg: found 7 cards")
+    assert (deck / "profile.npz").read_bytes() == profile and (deck / "deck.json").read_text() == meta
+    assert sorted(p.name for p in (data / "decks").iterdir()) == before
+    # new photos (other seeds: other light and tilt): taught again, the profile replaced, nothing else left behind
+    new = _rows(tmp_path / "new", _deck_style(), seed=40)
+    res = _cli(again + [str(new)], data)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("taught again deck mydeck (pirates-bluff, 72 cards"), res.stdout
+    assert (deck / "profile.npz").read_bytes() != profile
+    m = json.loads((deck / "deck.json").read_text())
+    assert m["again"] is True and m["name"] == "mydeck" and m["cpu_s"] <= 120
+    assert sorted(p.name for p in (data / "decks").iterdir()) == before
+    listed = json.loads(_cli(["deck", "list", "--json"], data).stdout)
+    assert [(d["name"], d["current"]) for d in listed] == [("mydeck", True)]
+
+
 def test_enroll_list_scan_remove(enrolled, tmp_path):  # runs after the refusals: it removes the deck
     from vision.synth.scene import make_scene
     from vision.synth.surfaces import HELD_OUT_SURFACES

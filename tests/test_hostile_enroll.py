@@ -78,3 +78,32 @@ def test_deck_remove_fuzz(name, tmp_path, monkeypatch):
     code, out, err = run_cli("deck", "remove", name)
     count("deck remove")
     assert_refused_cleanly(code, out, err, before, snapshot(data), name)  # nothing is enrolled: always refused
+
+
+def test_a_deck_taught_again_keeps_its_old_profile_when_the_new_one_cannot_go_in(tmp_path, monkeypatch):
+    """vision.enroll._swap_in (`deck enroll --again`): the old profile folder is moved aside, the new one renamed in;
+    when that rename fails the old one is put back, and nothing else is left in the decks folder."""
+    import os
+
+    import vision.enroll as en
+
+    target, new = tmp_path / "mydeck", tmp_path / ".mydeck-new"
+    target.mkdir()
+    (target / "deck.json").write_text("old")
+    new.mkdir()
+    (new / "deck.json").write_text("new")
+    real = os.rename
+
+    def failing(a, b):
+        if os.fspath(a) == os.fspath(new):
+            raise OSError(28, "No space left on device")
+        return real(a, b)
+
+    monkeypatch.setattr(en.os, "rename", failing)
+    with pytest.raises(OSError):
+        en._swap_in(new, target)
+    assert (target / "deck.json").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".mydeck-new", "mydeck"]
+    monkeypatch.setattr(en.os, "rename", real)
+    en._swap_in(new, target)
+    assert (target / "deck.json").read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["mydeck"]

@@ -165,7 +165,6 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
     assert app.camera_deck() == "kitchen-deck" == app.config.get("table", "camera_deck")
     assert find(es, tag="use:kitchen-deck").text == "In use" and find(es, tag="use:*printed").text == "Use"
     assert "The camera reads: deck kitchen-deck." in es.ids.setup_note.text
-    shot(app, "enroll-use.png")
     from companion.ui.camservice import scanner_for
 
     sc = scanner_for("kitchen-deck")
@@ -186,6 +185,27 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
     cs.stop()
     assert not isinstance(got[0], str), got[0]
     assert cs.request.taught and not req.taught and taught_choice("pirates72", "kitchen-deck")
+    # Teach again (the unsure-taught-deck note's advice): nine new photos of the same deck; the name is the deck's, the
+    # profile is replaced at the end, and the camera goes on reading it
+    shot(app, "enroll-use.png")
+    profile = (app.test_data_dir / "decks" / "kitchen-deck" / "profile.npz").read_bytes()
+    es.ids.deck_name.text = ""
+    tap(find(es, tag="again:kitchen-deck"))
+    assert es.ids.steps.current == "photos" and es.again and es.deck == "kitchen-deck"
+    cs = es.cam
+    for r in range(9):
+        assert es.ids.step_title.text.startswith(f"Photo {r + 1} of 9")
+        fresh_frames(cs)
+        assert take(app, es).startswith("Found 8 cards")
+        tap(es.ids.use)
+    assert es.busy and es.ids.step_title.text == "Teaching the camera deck kitchen-deck again..."
+    assert wait_until(lambda: not es.busy, 500), "teaching again did not finish"
+    assert es.ids.done_title.text == "Deck kitchen-deck taught again", es.ids.done_text.text
+    assert "wherever it is in use" in es.ids.done_text.text and es.result["again"] is True
+    assert (app.test_data_dir / "decks" / "kitchen-deck" / "profile.npz").read_bytes() != profile
+    tap(es.ids.done)
+    assert app.camera_deck() == "kitchen-deck" and find(es, tag="use:kitchen-deck").text == "In use"
+    assert deck_list(app).count("kitchen-deck") == 1
     tap(find(es, tag="remove:kitchen-deck"))
     shot(app, "enroll-remove.png")
     tap(find(es, tag="keep:kitchen-deck"))  # not removed
@@ -221,7 +241,8 @@ def test_failed_enroll_says_its_line_and_leaves_nothing(app):
     assert wait_until(lambda: not es.busy, 120)
     assert es.ids.steps.current == "done" and es.ids.done_title.text == "Not enrolled"
     line = es.ids.done_text.text.splitlines()[0]
-    assert line == "NAME: a deck named 'racing' is already enrolled (remove it first: `pirate-table deck remove racing`)"
+    assert line == ("NAME: a deck named 'racing' is already enrolled (teach it again with --again, or remove it first: "
+                    "`pirate-table deck remove racing`)")
     assert app.status_error and app.status_text == line
     assert es.result is None and not folder.exists()
     assert sorted(p.name for p in (app.test_data_dir / "decks").iterdir()) == before

@@ -61,6 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--base", required=True, type=cli_text(64),
                    help="the deck this one stands for: pirates-bluff, standard52 or island54")
     e.add_argument("--rows", required=True, type=cli_text(4096), help="folder with the photos")
+    e.add_argument("--again", action="store_true",
+                   help="teach an enrolled deck again from new photos (its profile is replaced once the new one is "
+                   "built; on any error it stays as it was)")
     e.add_argument("--models", type=cli_text(4096), default=None, help=argparse.SUPPRESS)
     e.set_defaults(func=run_deck_enroll)
     ls_ = ds.add_parser("list", help="enrolled decks")
@@ -258,9 +261,9 @@ def run_deck_enroll(args) -> int:
 
     from vision.enroll import enroll
 
-    meta = enroll(args.name, args.base, args.rows, Path(args.models) if args.models else None)
+    meta = enroll(args.name, args.base, args.rows, Path(args.models) if args.models else None, again=args.again)
     other = "letter" if meta["base"] == "pirates-bluff" else "suit"
-    print(f"enrolled deck {meta['name']} ({meta['base']}, {meta['cards']} cards; check on jittered crops: rank "
+    print(f"{'taught again' if args.again else 'enrolled'} deck {meta['name']} ({meta['base']}, {meta['cards']} cards; check on jittered crops: rank "
           f"{100 * meta['check_rank_accuracy']:.1f} %, {other} {100 * meta['check_letter_accuracy']:.1f} %; "
           f"{meta['cpu_s']} s CPU)")
     return 0

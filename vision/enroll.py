@@ -155,7 +155,7 @@ def load(name: str, models: Path | None = None) -> Profile:
         raise PirateTableError(f"--deck {name}: the camera's reader for {prof.base} is missing") from None
     if meta.get("reader") != current:
         raise PirateTableError(f"--deck {name}: taught to an earlier version of the camera's reader; teach it again "
-                               f"(`pirate-table deck remove {name}`, then `pirate-table deck enroll {name} ...`)")
+                               f"(`pirate-table deck enroll {name} --base {prof.base} --rows DIR --again`)")
     return prof
 
 
@@ -350,8 +350,21 @@ def _fit_residual(F, Z, y, iters: int = 300, lr: float = 0.05, l2: float = 1e-3)
     return (W / sd[:, None]).astype(np.float32), (b - (mu / sd) @ W).astype(np.float32)
 
 
-def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, seed: int = 0) -> dict:
-    """Build and store the profile of deck ``name``; returns its summary. Nothing is written on any error."""
+def _taught_base(target: Path) -> str | None:
+    """The base deck an enrolled deck's folder says it was taught on (None: its deck.json cannot be read)."""
+    try:
+        meta = json.loads((target / "deck.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return meta.get("base") if isinstance(meta, dict) else None
+
+
+def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, seed: int = 0,
+           again: bool = False) -> dict:
+    """Build and store the profile of deck ``name``; returns its summary. Nothing is written on any error.
+    ``again``: teach an enrolled deck again (new photos: other light, or a reader changed since): the deck must be
+    enrolled, on the same base deck; its profile is replaced only once the new one is built (on any error the old
+    one stays as it was)."""
     t0 = time.process_time()
     check_name(name)
     base = base_id(base)
@@ -359,8 +372,16 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     if not rows.is_dir():
         raise PirateTableError(f"--rows: {str(rows)!r} is not a folder")
     target = decks_dir() / name
-    if target.exists():
-        raise PirateTableError(f"NAME: a deck named {name!r} is already enrolled (remove it first: `pirate-table deck remove {name}`)")
+    if again:
+        if not (target / "deck.json").is_file():
+            raise PirateTableError(f"NAME: no deck named {name!r} to teach again (see `pirate-table deck list`)")
+        was = _taught_base(target)
+        if was is not None and was != base:
+            raise PirateTableError(f"--base: deck {name!r} was taught on {was}, not {base}: teach it again on {was}, "
+                                   f"or remove it first (`pirate-table deck remove {name}`)")
+    elif target.exists():
+        raise PirateTableError(f"NAME: a deck named {name!r} is already enrolled (teach it again with --again, or "
+                               f"remove it first: `pirate-table deck remove {name}`)")
     layout = photo_layout(base)
     files = [f for f, _ in layout]
     said = f"the photos are named {files[0]} ... {files[-1]}, one per {'rank' if base == 'pirates-bluff' else 'suit'}"
@@ -436,6 +457,7 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     acc_rank = float((pr.argmax(1) == R2).mean())
     acc_letter = float((pl[m2].argmax(1) == L2[m2]).mean())
     meta = {"name": name, "base": base, "cards": sum(len(c) for _, c in layout), "enrolled": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "again": bool(again),
             "temperature": round(T, 4), "crops": len(fit_crops), "check_rank_accuracy": round(acc_rank, 4),
             "check_letter_accuracy": round(acc_letter, 4), "cpu_s": round(time.process_time() - t0, 1),
             "reader": reader_id(models, base)}
@@ -444,10 +466,33 @@ def enroll(name: str, base: str, rows: str | Path, models: Path | None = None, s
     try:
         np.savez(tmp / "profile.npz", Wr=Wr, br=br, Wl=Wl, bl=bl)
         (tmp / "deck.json").write_text(json.dumps(meta, indent=1) + "\n")
-        if target.exists():
-            raise PirateTableError(f"NAME: a deck named {name!r} is already enrolled")
-        os.rename(tmp, target)
+        if not again:
+            if target.exists():
+                raise PirateTableError(f"NAME: a deck named {name!r} is already enrolled")
+            os.rename(tmp, target)
+        else:
+            _swap_in(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return meta
+
+
+def _swap_in(new: Path, target: Path) -> None:
+    """``new`` (a complete profile folder) in ``target``'s place: the old folder is moved aside first (a dot name,
+    never listed), the new one renamed in, then the old one deleted; if the new one cannot go in, the old one is
+    put back."""
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}-old-", dir=target.parent))
+    old.rmdir()
+    moved = False
+    try:
+        if target.exists():
+            os.rename(target, old)
+            moved = True
+        os.rename(new, target)
+    except BaseException:
+        if moved and not target.exists():
+            os.rename(old, target)
+        raise
+    if moved:
+        shutil.rmtree(old, ignore_errors=True)

@@ -123,6 +123,7 @@ class EnrollScreen(Screen):
         self.photo_ok = False
         self.deck = ""
         self.base = ""
+        self.again = False       # the deck being taught is taught again (its profile replaced at the end)
         self.busy = False        # enroll is running
         self.result = None       # the last enroll's summary (tests read it)
         self._gen = 0            # stale checks / frames of a cancelled run are dropped
@@ -210,12 +211,16 @@ class EnrollScreen(Screen):
             else:
                 when = (d.get("enrolled") or "")[:10]
                 stale = "" if d.get("current") else "  [color=ff8060]teach again (earlier camera reader)[/color]"
-                lab = Label(text=f"[b]{name}[/b]  {d.get('base') or '?'}  {when}{stale}", markup=True, halign="left",
-                            valign="middle")
+                lab = Label(text=f"[b]{name}[/b]  {when}{stale}", markup=True, halign="left", valign="middle")
                 lab.bind(size=lambda w, s: setattr(w, "text_size", s))
                 row.add_widget(lab)
                 row.add_widget(self._use_button(name, using, usable=bool(d.get("current"))))
-                rm = FlatButton(text="Remove", tag=f"remove:{name}", size_hint_x=None, width=dp(140))
+                # new photos of the same deck (other light, or a reader changed since): the profile is replaced
+                # only once the new one is built
+                ag = FlatButton(text="Teach again", tag=f"again:{name}", size_hint_x=None, width=dp(150))
+                ag.bind(on_press=lambda *_, n=name: self.begin(again=n))
+                row.add_widget(ag)
+                rm = FlatButton(text="Remove", tag=f"remove:{name}", size_hint_x=None, width=dp(120))
                 rm.bind(on_press=lambda *_, n=name: self.ask_remove(n))
                 row.add_widget(rm)
             box.add_widget(row)
@@ -258,20 +263,25 @@ class EnrollScreen(Screen):
         self.ids.setup_note.color = color
 
     # ------------------------------------------------------------ the nine photos
-    def begin(self):
-        """Check the name and base, then open the camera for the base's first photo."""
+    def begin(self, again: str | None = None):
+        """Check the name and base, then open the camera for the base's first photo. ``again``: a taught deck of
+        the chosen base, taught again from new photos (vision.enroll.enroll's ``again``)."""
         from vision.enroll import check_name, decks_dir
 
-        name = self.ids.deck_name.text.strip()
+        name = again if again is not None else self.ids.deck_name.text.strip()
         base = base_of_title(self.ids.base.text)
         try:
             check_name(name, "Deck name")
             if base is None:
                 raise PirateTableError(f"Base deck: choose one of {', '.join(BASE_TITLES.values())}")
-            if (decks_dir() / name).exists():
-                raise PirateTableError(f"Deck name: a deck named {name!r} is already enrolled (remove it first)")
+            if again is None and (decks_dir() / name).exists():
+                raise PirateTableError(f"Deck name: a deck named {name!r} is already enrolled (Teach again beside "
+                                       "it, or remove it first)")
+            if again is not None and not (decks_dir() / name / "deck.json").is_file():
+                raise PirateTableError(f"Deck {name}: not enrolled any more")
         except PirateTableError as exc:
             self.say_setup(str(exc), BAD)
+            self.fill_decks()
             return
         from companion.ui.camservice import RowCameraService
 
@@ -279,7 +289,7 @@ class EnrollScreen(Screen):
         self._cleanup()
         self._gen += 1
         gen = self._gen
-        self.deck, self.base = name, base
+        self.deck, self.base, self.again = name, base, again is not None
         self.layout = self._layout()
         self.folder = Path(tempfile.mkdtemp(prefix="pirate-table-enroll-"))
         self.say_setup("")
@@ -393,14 +403,14 @@ class EnrollScreen(Screen):
             self.cam = None
         self.busy = True
         self._buttons(take=False, retake=False, use=False)
-        self.ids.step_title.text = f"Teaching the camera deck {self.deck}..."
+        self.ids.step_title.text = f"Teaching the camera deck {self.deck}{' again' if self.again else ''}..."
         self.ids.instruction.text = "The photos are being learnt: about a minute. The cards may be put away."
         self.say("Working...", INFO)
-        name, base, folder, gen = self.deck, self.base, self.folder, self._gen
+        name, base, folder, gen, again = self.deck, self.base, self.folder, self._gen, self.again
 
         def work():
             try:
-                meta = enroll(name, base, folder)
+                meta = enroll(name, base, folder, again=again)
                 app._post(lambda: self.enrolled(meta) if self._gen == gen else None)
             except Exception as exc:  # a PirateTableError's line, or what went wrong, in one line
                 msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -414,17 +424,19 @@ class EnrollScreen(Screen):
         self.busy = False
         self.folder = None
         self.result = meta
-        self.ids.done_title.text = f"Deck {meta['name']} enrolled"
+        done = "taught again" if meta.get("again") else "enrolled"
+        self.ids.done_title.text = f"Deck {meta['name']} {done}"
         self.ids.done_title.color = GOOD
         self.ids.done_text.text = (
             f"Base deck {BASE_TITLES.get(meta['base'], meta['base'])}, {meta['cards']} cards.\n"
             f"Check on freshly jittered corners: rank {100 * meta['check_rank_accuracy']:.1f} %, "
             f"{'letter' if meta['base'] == 'pirates-bluff' else 'suit'} {100 * meta['check_letter_accuracy']:.1f} %.\n"
             f"Learnt in {meta['cpu_s']} s of CPU.\n\n"
-            f"Done, then Use beside it: the camera reads it in play.\n"
+            + ("The camera reads it from these photos wherever it is in use.\n" if meta.get("again")
+               else "Done, then Use beside it: the camera reads it in play.\n") +
             f"Scan with it: pirate-table scan PHOTO --deck {meta['name']}")
         self.ids.steps.current = "done"
-        _app().set_status(f"Deck {meta['name']} enrolled.")
+        _app().set_status(f"Deck {meta['name']} {done}.")
 
     def failed(self, msg):
         self.busy = False
@@ -432,7 +444,8 @@ class EnrollScreen(Screen):
         self.result = None
         self.ids.done_title.text = "Not enrolled"
         self.ids.done_title.color = BAD
-        self.ids.done_text.text = msg + "\n\nNothing was saved: start again."
+        self.ids.done_text.text = msg + ("\n\nNothing was changed: the deck reads as it was taught before."
+                                         if self.again else "\n\nNothing was saved: start again.")
         self.ids.steps.current = "done"
         _app().set_status(msg, error=True)
 
