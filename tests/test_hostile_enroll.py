@@ -40,8 +40,10 @@ EXTRA = st.one_of(st.none(), st.sampled_from(["9.jpg", "eight.jpg", "0.png", ".h
 @settings(max_examples=max(8, EXAMPLES // 4), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
-@given(slots=st.lists(SLOT, min_size=9, max_size=9), name=NAME, base=BASE, extra=EXTRA)
-def test_deck_enroll_fuzz(good_photos, slots, name, base, extra, monkeypatch):
+@given(slots=st.lists(SLOT, min_size=9, max_size=9), name=NAME, base=BASE, extra=EXTRA, again=st.booleans())
+def test_deck_enroll_fuzz(good_photos, slots, name, base, extra, again, monkeypatch):
+    """``again``: `--again`, with a deck of that name already there (where the name can be a folder's) whose files
+    must stay byte for byte as they were unless the deck is taught again."""
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         data, rows = d / "data", d / "rows"
@@ -54,13 +56,21 @@ def test_deck_enroll_fuzz(good_photos, slots, name, base, extra, monkeypatch):
             (rows / f"{r}.jpg").write_bytes(raw)
         if extra:
             (rows / extra).write_bytes(good_photos[0])
+        if again and isinstance(name, str) and name and "/" not in name and "\0" not in name and name not in (".", ".."):
+            try:
+                (data / "decks" / name).mkdir()
+                (data / "decks" / name / "deck.json").write_text('{"base": "pirates-bluff", "name": "old"}\n')
+                (data / "decks" / name / "profile.npz").write_bytes(b"the old profile")
+            except (OSError, ValueError):  # not a name a folder can have: the refusal is checked all the same
+                pass
         monkeypatch.setenv("PIRATE_TABLE_DATA", str(data))
         before_data, before_rows = snapshot(data), snapshot(rows)
-        code, out, err = run_cli("deck", "enroll", name, "--base", base, "--rows", rows)
+        code, out, err = run_cli("deck", "enroll", name, "--base", base, "--rows", rows, *(["--again"] if again else []))
         count("deck enroll")
         assert snapshot(rows) == before_rows  # the photos are only read
         if code == 0:
-            assert out.startswith("enrolled deck ") and err == "", (out, err)
+            assert out.startswith("taught again deck " if again else "enrolled deck ") and err == "", (out, err)
+            assert (data / "decks" / name / "profile.npz").read_bytes() != b"the old profile"
             assert (data / "decks" / name).is_dir()
             code, out, err = run_cli("deck", "remove", name)
             assert code == 0, err
