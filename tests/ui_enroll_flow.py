@@ -192,11 +192,15 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
     es.ids.deck_name.text = ""
     tap(find(es, tag="again:kitchen-deck"))
     assert es.ids.steps.current == "photos" and es.again and es.deck == "kitchen-deck"
+    assert es.ids.cancel.text == "Cancel (the deck stays as it was)"
     cs = es.cam
     for r in range(9):
         assert es.ids.step_title.text.startswith(f"Photo {r + 1} of 9")
         fresh_frames(cs)
         assert take(app, es).startswith("Found 8 cards")
+        if r == 8:
+            assert es.ids.use.text == "Use it: teach the deck again"
+            shot(app, "enroll-again-photo.png")
         tap(es.ids.use)
     assert es.busy and es.ids.step_title.text == "Teaching the camera deck kitchen-deck again..."
     assert wait_until(lambda: not es.busy, 500), "teaching again did not finish"
@@ -206,6 +210,18 @@ def test_nine_photos_one_retake_enroll_list_remove(app):
     tap(es.ids.done)
     assert app.camera_deck() == "kitchen-deck" and find(es, tag="use:kitchen-deck").text == "In use"
     assert deck_list(app).count("kitchen-deck") == 1
+    # Teach again, cancelled at the first photo: the deck stays as it was taught
+    profile = (app.test_data_dir / "decks" / "kitchen-deck" / "profile.npz").read_bytes()
+    tap(find(es, tag="again:kitchen-deck"))
+    assert es.ids.steps.current == "photos"
+    tap(es.ids.cancel)
+    assert es.ids.setup_note.text == "Cancelled: deck kitchen-deck stays as it was taught."
+    assert (app.test_data_dir / "decks" / "kitchen-deck" / "profile.npz").read_bytes() == profile
+    es.ids.deck_name.text = "another"
+    tap(es.ids.start)
+    assert not es.again and es.ids.cancel.text == "Cancel (nothing is saved)"
+    tap(es.ids.cancel)
+    assert "nothing was saved" in es.ids.setup_note.text and not (app.test_data_dir / "decks" / "another").exists()
     tap(find(es, tag="remove:kitchen-deck"))
     shot(app, "enroll-remove.png")
     tap(find(es, tag="keep:kitchen-deck"))  # not removed

@@ -298,6 +298,8 @@ class EnrollScreen(Screen):
         def mine(fn):
             return lambda *a: fn(*a) if self._gen == gen else None
 
+        self.ids.cancel.text = ("Cancel (the deck stays as it was)" if self.again
+                                else "Cancel (nothing is saved)")
         self.cam = RowCameraService(app.camera_source(), app._post, on_frame=mine(self.show_frame),
                                     on_error=mine(self.camera_error), base=base).start()
         self.ids.steps.current = "photos"
@@ -311,7 +313,7 @@ class EnrollScreen(Screen):
         self.ids.instruction.text = instruction(self.base, cards)
         self.say("Live preview: take the photo when the cards are in view.", INFO)
         last = step == len(self.layout) - 1
-        self.ids.use.text = ("Use it: enroll the deck" if last
+        self.ids.use.text = (("Use it: teach the deck again" if self.again else "Use it: enroll the deck") if last
                              else f"Use it: next, {photo_words(self.base, self.layout[step + 1][1])}")
         self._buttons(take=True, retake=False, use=False)
         if self.cam is not None and self.cam.simulated is not None:
@@ -459,7 +461,8 @@ class EnrollScreen(Screen):
         """Stop the camera, forget the photos: nothing is written."""
         self._gen += 1
         self._cleanup()
-        self.say_setup("Cancelled: nothing was saved.", INFO)
+        self.say_setup(f"Cancelled: deck {self.deck} stays as it was taught." if self.again
+                       else "Cancelled: nothing was saved.", INFO)
         self.ids.steps.current = "setup"
         self.fill_decks()
 
