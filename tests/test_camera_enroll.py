@@ -190,7 +190,9 @@ def test_enroll_list_scan_remove(enrolled, tmp_path):  # runs after the refusals
     _refused(_cli(["scan", str(tmp_path / "s0.jpg"), "--deck", "olddeck", "--json"], data), "--deck olddeck: taught to an earlier")
     listed = {d["name"]: d["current"] for d in json.loads(_cli(["deck", "list", "--json"], data).stdout)}
     assert listed == {"mydeck": True, "olddeck": False}
-    assert "teach again" in _cli(["deck", "list"], data).stdout.splitlines()[1]
+    assert _cli(["deck", "list"], data).stdout.splitlines()[1].endswith(
+        "\tteach again: taught to an earlier camera reader (`pirate-table deck enroll olddeck --base pirates-bluff "
+        "--rows DIR --again`)")
     assert _cli(["deck", "remove", "olddeck"], data).returncode == 0
     res = _cli(["deck", "remove", "mydeck"], data)
     assert res.returncode == 0

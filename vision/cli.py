@@ -278,7 +278,8 @@ def run_deck_list(args) -> int:
         sys.stdout.write("\n")
     else:
         for d in decks:
-            stale = "" if d["current"] else "\tteach again: taught to an earlier camera reader"
+            stale = "" if d["current"] else ("\tteach again: taught to an earlier camera reader (`pirate-table deck "
+                                             f"enroll {d['name']} --base {d['base']} --rows DIR --again`)")
             print(f"{d['name']}\t{d['base']}\tenrolled {d['enrolled']}{stale}")
     return 0
 
