@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 import vision.suited_reader as S
+from scan_switches import linked_with_report
 from vision.fonts import split_fonts
 
 
@@ -16,18 +17,6 @@ def _scaled(q: np.ndarray, g: float) -> np.ndarray:
     helper the look uses (``vision.corner.scaled_about_centre``)."""
     c = q.mean(0)
     return ((q - c) * g + c).astype(np.float32)
-
-
-def _linked_models(tmp_path, deck: str):
-    """``tmp_path`` holding the committed models as links, but the deck's reader report as a copy to edit: returns
-    the report and its path (written by the caller before each scanner is made)."""
-    for f in S.MODELS.iterdir():
-        if f.is_file():
-            (tmp_path / f.name).symlink_to(f)
-    rep_path = tmp_path / f"{deck}_reader.json"
-    rep = json.loads((S.MODELS / f"{deck}_reader.json").read_text())
-    rep_path.unlink()
-    return rep, rep_path
 
 
 def test_scaled_look_reads_indices_framed_too_loose_or_too_tight_and_never_a_less_sure_view():
@@ -75,7 +64,7 @@ def test_scaled_look_for_a_taught_deck_only_where_the_report_says_so_apart(tmp_p
     class Profile:  # the scanner only keeps it; nothing is read in this test
         pass
 
-    rep, rep_path = _linked_models(tmp_path, "island54")
+    rep, rep_path = linked_with_report(tmp_path, "island54")
     for on, taught, expect_own, expect_taught in ((True, None, True, False), (True, True, True, True),
                                                   (False, True, False, False)):
         rep["thresholds"]["scaled_look"] = on
@@ -124,7 +113,7 @@ def test_scaled_look_with_agreement_or_its_own_bar_takes_only_what_the_plain_loo
 def test_scaled_look_agreement_and_bar_are_read_from_the_readers_report(tmp_path):
     import pytest
 
-    rep, rep_path = _linked_models(tmp_path, "standard52")
+    rep, rep_path = linked_with_report(tmp_path, "standard52")
     for card, rank in ((True, False), (False, True), (False, False)):
         rep["thresholds"]["scaled_look_same_card"] = card
         rep["thresholds"]["scaled_look_same_rank"] = rank
@@ -151,7 +140,7 @@ def test_scaled_look_grow_only_reads_each_unread_index_from_its_grown_box_alone(
     reader's report; the views the reader is handed are the grown boxes, one per unread index, and nothing else."""
     from vision.synth.suited import make_deck_scene
 
-    rep, rep_path = _linked_models(tmp_path, "standard52")
+    rep, rep_path = linked_with_report(tmp_path, "standard52")
     rep["thresholds"]["scaled_look_grow_only"] = False
     rep_path.write_text(json.dumps(rep))
     assert S.SuitedScanner("standard52", tmp_path).scaled_views == S.SCALED_LOOK

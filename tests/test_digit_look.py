@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scan_switches import linked_models, linked_with_report, write_report
 
 import vision.digit_look as dl
 from vision.suited_reader import MODELS, SuitedReader, SuitedScanner, deck_codes
@@ -81,16 +82,13 @@ def _folder(tmp_path: Path, deck: str, look: dict | None, name: str = "models") 
     without any digit look."""
     d = tmp_path / name
     d.mkdir()
-    for f in MODELS.iterdir():
-        if f.name != f"{deck}_reader.json":
-            (d / f.name).symlink_to(f)
-    rep = json.loads((MODELS / f"{deck}_reader.json").read_text(encoding="utf-8"))
+    rep, rep_path = linked_with_report(d, deck)
     rep["thresholds"].pop("digit_look", None)
     rep.pop("digit_look", None)
     if look is not None:
         rep["thresholds"]["digit_look"] = True
         rep["digit_look"] = look
-    (d / f"{deck}_reader.json").write_text(json.dumps(rep), encoding="utf-8")
+    write_report(rep_path, rep)
     return d
 
 
@@ -230,9 +228,7 @@ def test_fit_refuses_bad_input_in_one_line_and_writes_nothing(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     linked = tmp_path / "linked"
-    linked.mkdir()
-    for f in MODELS.iterdir():
-        (linked / f.name).symlink_to(f)
+    linked_models(linked)
     before = (MODELS / "standard52_reader.json").read_bytes()
     for args, what in ((["--out", str(empty)], "no standard52_reader.json"),
                        (["--out", str(linked)], "a link"),

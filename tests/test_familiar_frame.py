@@ -2,16 +2,12 @@
 reader knows, and its reads still unsure of their card are named at lower bars (the report's ``familiar_share`` with
 ``familiar_card`` / ``familiar_index`` and their ``far_`` forms)."""
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
+from scan_switches import linked_with_report, write_report
 
 from companion.decks import get_deck
 from vision.suited_reader import FAMILIAR_SURE, SuitedRead, SuitedScanner
-
-MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
 def _box(x, y, w=42, h=56):
@@ -79,13 +75,9 @@ def test_a_familiar_frame_names_its_unsure_reads_at_the_lower_bar_and_a_strange_
 
 def _models_with(tmp_path, **th):
     d = tmp_path / "models"
-    d.mkdir()
-    for f in MODELS.iterdir():
-        (d / f.name).symlink_to(f)
-    (d / "standard52_reader.json").unlink()
-    rep = json.loads((MODELS / "standard52_reader.json").read_text())
+    rep, rep_path = linked_with_report(d, "standard52")
     rep["thresholds"].update(th)
-    (d / "standard52_reader.json").write_text(json.dumps(rep))
+    write_report(rep_path, rep)
     return d
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hostile import assert_refused_cleanly, recipe_cli
+from scan_switches import linked_with_report
 
 from vision.suited_face import FACE_BOX, face_region, gen_face_views, middle_tells
 
@@ -211,15 +212,12 @@ def test_the_suit_look_gives_one_big_symbols_suit_and_leaves_a_plain_middle_alon
     from vision.suited_face import face_region
     from vision.suited_reader import CARD_TEMP, FACE_WEIGHT, SuitedScanner
 
-    for f in (ROOT / "models").iterdir():
-        if f.name != "standard52_reader.json":
-            (tmp_path / f.name).symlink_to(f)
-    rep = json.loads((ROOT / "models" / "standard52_reader.json").read_text())
+    rep, rep_path = linked_with_report(tmp_path, "standard52")
     for flag, face, want in ((None, True, False), (False, True, False), (True, True, True), (True, False, False)):
         th = {k: v for k, v in rep["thresholds"].items() if k != "suit_look"}
         if flag is not None:
             th["suit_look"] = flag
-        (tmp_path / "standard52_reader.json").write_text(json.dumps({**rep, "thresholds": {**th, "face_look": face}}))
+        rep_path.write_text(json.dumps({**rep, "thresholds": {**th, "face_look": face}}))
         assert SuitedScanner("standard52", tmp_path, threads=1).suit_look is want  # the face look's cards only
     sc = SuitedScanner("standard52", tmp_path, threads=1)
     q = np.float32([[500, 150], [700, 190], [650, 470], [450, 430]])

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hostile import assert_recipe_refuses, assert_refused_cleanly, gpu_recipe_folders, recipe_cli
+from scan_switches import linked_models
 
 from vision.suited_gpu import CHARS, KINDS, chunk_jobs, one_cycle_lr
 
@@ -295,9 +296,7 @@ def test_finish_keep_bars_makes_a_candidate_beside_links_to_models_and_leaves_th
             "--deck", "standard52", "--data-seed", "61", t=300)
     assert r.returncode == 0, r.stderr
     cand = tmp_path / "cand"
-    cand.mkdir()
-    for p in models.iterdir():
-        (cand / p.name).symlink_to(p)
+    linked_models(cand)
     r = run("finish", str(tmp_path / "soup" / "standard52_gpu.pt"), "--out", str(cand), "--keep-bars",
             "--threads", "1", "--workers", "1", "--calib-cards", "24", t=900)
     assert r.returncode == 0, r.stderr

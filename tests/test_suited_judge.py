@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import pytest
+from scan_switches import linked_models, linked_with_report, write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -46,9 +47,8 @@ def test_two_folders_read_the_same_scenes_and_the_train_photos_only(tmp_path):
     """The committed folder and a copy of it score alike on every section; edje's train photos are read, its test
     photo never opened; the JSON holds what was printed."""
     cand = tmp_path / "cand"
-    cand.mkdir()
-    for f in [MODELS / "card_det_suited.int8.onnx", *MODELS.glob("standard52_*")]:  # the reader, its face reader
-        (cand / f.name).symlink_to(f)
+    # the detector, the reader, its face reader
+    linked_models(cand, keep=lambda n: n == "card_det_suited.int8.onnx" or n.startswith("standard52_"))
     real = _edje_like(tmp_path)
     out = tmp_path / "judge.json"
     r = subprocess.run([sys.executable, "-m", "vision.suited_judge", str(MODELS), str(cand), "--seed", "13100000",
@@ -81,13 +81,9 @@ def test_folders_with_one_detector_share_each_frames_detections_and_read_as_they
 
     cand, other = tmp_path / "cand", tmp_path / "other"
     for d in (cand, other):
-        d.mkdir()
-        for f in MODELS.glob("standard52_*"):
-            if f.name != "standard52_reader.json":
-                (d / f.name).symlink_to(f)
-        rep = json.loads((MODELS / "standard52_reader.json").read_text())
+        rep, rep_path = linked_with_report(d, "standard52", keep=lambda n: n.startswith("standard52_"))
         rep["thresholds"]["scaled_look"] = d is cand  # the candidate reads otherwise
-        (d / "standard52_reader.json").write_text(json.dumps(rep))
+        write_report(rep_path, rep)
     shutil.copy(MODELS / "card_det_suited.int8.onnx", cand / "card_det_suited.int8.onnx")
     shutil.copy(MODELS / "card_det_decks.int8.onnx", other / "card_det_suited.int8.onnx")  # another detector
     dirs = [MODELS, cand, other]
