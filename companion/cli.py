@@ -12,6 +12,7 @@ import importlib
 import sqlite3
 import sys
 
+from companion import __version__
 from companion.errors import PirateTableError
 from companion.inputs import OneLineParser
 
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pirate-table",
         description="Pirate Table: referee, ledger, camera and CALL buttons for a real card table.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(name).register(sub)

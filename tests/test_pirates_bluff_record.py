@@ -39,6 +39,18 @@ def test_cli_demo_and_help():
     assert p.returncode == 0 and "referee" in p.stdout
 
 
+
+def test_cli_version_is_the_packages():
+    from importlib.metadata import version
+
+    from companion import __version__
+
+    p = subprocess.run([sys.executable, "-m", "companion", "--version"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert (p.returncode, p.stdout, p.stderr) == (0, f"pirate-table {__version__}\n", "")
+    assert version("pirate-table") == __version__  # pyproject.toml reads it from companion/__init__.py
+
+
 def mutate(fn):
     rec = copy.deepcopy(RULEBOOK_EXAMPLE)
     fn(rec)
