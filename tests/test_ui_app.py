@@ -281,6 +281,9 @@ def test_screens_ledger_powderkeg_settings(app):
     tap(app.root_widget.ids.nav_settings)
     assert screen(app).name == "settings"
     assert any("Countdown pace" in t for t in labels(screen(app)))
+    from companion import __version__
+
+    assert f"Pirate Table {__version__}" in labels(screen(app))  # the version, for a player asking for help
     app.go("powderkeg")
     assert screen(app).name == "powderkeg"
     assert screen(app).ids.note.text

@@ -123,7 +123,10 @@ class PirateTableApp(BoxMixin, CameraMixin, LedgerMixin, App):
                                      "sounds": "1", "coach_live": "0", **self.camera_deck_defaults()})
 
     def build_settings(self, settings):
-        settings.add_json_panel("Pirate Table", self.config, data=json.dumps(SETTINGS))
+        from companion import __version__
+
+        # the panel's title names the version: what a player reads out when asking for help
+        settings.add_json_panel(f"Pirate Table {__version__}", self.config, data=json.dumps(SETTINGS))
 
     def on_config_change(self, config, section, key, value):
         self.set_status(f"Setting {key} = {value} saved.")
