@@ -92,6 +92,73 @@ def test_no_drawing_lies_in_two_splits():
     assert not shared, shared[:5]
 
 
+# Families in two splits that draw alike and are left so, knowingly: ADF's Verana and Verana Sans (calibration) draw
+# Bitstream Vera's glyphs, as the held-out DejaVu / Arkpandora group does, and Switzera ADF's narrower letters match
+# them. Bars have been chosen on calibration scenes holding these faces since the split was made; moving them changes
+# every calibration seed's faces and every later judge (session 99's note: the team's call).
+KNOWN_ALIKE = {"calibration": {"Verana", "Verana Sans", "Switzera ADF"}, "held_out_group": "dejavu"}
+
+
+def _upright_file(files):
+    """A family's upright regular file where it has one (the file its rendered glyphs are compared by)."""
+    for key in ("regular", "book", "roman", "medium"):
+        hit = [f for f in files if key in f.lower() and "italic" not in f.lower() and "oblique" not in f.lower()]
+        if hit:
+            return sorted(hit, key=len)[0]
+    plain = [f for f in files if "italic" not in f.lower() and "bold" not in f.lower()]
+    return sorted(plain or files, key=len)[0]
+
+
+def _glyph_masks(path: str):
+    """The needed glyphs rendered at 200 px, each cropped to its ink and resized to 96 x 96: a face's drawing, whatever
+    its outlines' points (a revised file of one design has other points and the same letters)."""
+    import numpy as np
+    from PIL import Image, ImageDraw, ImageFont
+
+    from vision.fonts import NEEDED
+
+    font = ImageFont.truetype(path, 200)
+    out = []
+    for c in NEEDED:
+        im = Image.new("L", (400, 400), 0)
+        ImageDraw.Draw(im).text((100, 50), c, fill=255, font=font)
+        a = np.asarray(im) > 127
+        ys, xs = np.nonzero(a)
+        a = a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        out.append(np.asarray(Image.fromarray(a.astype(np.uint8) * 255).resize((96, 96), Image.BILINEAR)) > 127)
+    return np.stack(out).reshape(len(NEEDED), -1)
+
+
+def test_no_design_lies_in_two_splits_by_its_rendered_glyphs():
+    """Outlines hashed (above) catch a copy; a revision of one design has other points. Campania (held-out until
+    session 99) draws Doulos SIL Compact's outlines exactly, and the installed Doulos SIL (train) is a revision of that
+    drawing: its rendered glyphs overlap Campania's at a median IoU of 0.95 (min 0.90), where another Times-like design,
+    Liberation Serif, gives 0.71. Now Campania is grouped with Doulos. Two families of two splits whose upright files'
+    needed glyphs overlap at a median of 0.94 or more, none under 0.80, are one design, unless ``KNOWN_ALIKE``."""
+    import numpy as np
+
+    split = load_split()
+    fams, masks = [], []
+    for name in ("train", "calibration", "held_out"):
+        for fam, files in split_fonts(name):
+            fams.append((name, fam))
+            masks.append(_glyph_masks(_upright_file(files)))
+    m = np.stack(masks)
+    alike = []
+    for i in range(len(fams)):
+        inter = (m[i] & m[i + 1:]).sum(-1)
+        iou = inter / np.maximum((m[i] | m[i + 1:]).sum(-1), 1)
+        for j in np.nonzero((np.median(iou, 1) >= 0.94) & (iou.min(1) >= 0.80))[0]:
+            (sa, a), (sb, b) = fams[i], fams[i + 1 + j]
+            if sa != sb:
+                alike.append(tuple(sorted([(sa, a), (sb, b)])))
+    known = [p for p in alike if {s for s, _ in p} == {"calibration", "held_out"}
+             and all(f in KNOWN_ALIKE["calibration"] for s, f in p if s == "calibration")
+             and all(split["held_out"][f] == KNOWN_ALIKE["held_out_group"] for s, f in p if s == "held_out")]
+    assert sorted(set(alike) - set(known)) == []
+    assert (("calibration", "Verana Sans"), ("held_out", "DejaVu Sans")) in known  # the check sees what it should
+
+
 def _font_file(tmp_path, blank: str) -> Path:
     """A TrueType file mapping every needed character to a box, except ``blank``'s glyphs (mapped, drawn empty)."""
     from fontTools.fontBuilder import FontBuilder

@@ -85,11 +85,12 @@ def _check(per_scene, cards, before_exact, after_exact):
 
 
 def test_tight_hands_read_the_neighbours_index_inside_the_top_cards_corner_zone():
-    """Three held-out standard52 hands (seeds 1, 10, 29): ``zone_pairs`` alone reads 19 -> 22 of 25 cards."""
+    """Three held-out standard52 hands (seeds 10, 50, 74): ``zone_pairs`` alone reads 17 -> 20 of 30 cards. (Session
+    99's 60 held-out families; with Campania among them, session 91 found hands 1, 10 and 29: 19 -> 22 of 25.)"""
     from vision.synth.suited import HAND
 
     sc = SuitedScanner("standard52", threads=2)
-    _check(_scene_rows(sc, "standard52", HAND, (1, 10, 29), pairs=True, unsure=False), 25, 19, 22)
+    _check(_scene_rows(sc, "standard52", HAND, (10, 50, 74), pairs=True, unsure=False), 30, 17, 20)
 
 
 def test_an_unsure_cards_corner_zone_boxes_read_alone():

@@ -60,6 +60,7 @@ _ALIASES = {
     "liberation": "croscore", "arimo": "croscore", "tinos": "croscore", "cousine": "croscore",
     "linux": "libertine", "biolinum": "libertine", "libertine": "libertine",
     "rasa": "yrsa",  # Rasa's Latin is Yrsa's, outline for outline (fonts-yrsa-rasa; found in session 93)
+    "campania": "doulos",  # Campania draws Doulos SIL's glyphs (Doulos SIL Compact's outlines exactly; session 99)
 }
 # a first word that names a foundry, not a design: the group takes two words
 _FOUNDRY = {"gfs", "sil", "tlwg", "the", "le", "la", "league", "levien", "old", "ocr", "open", "national",
