@@ -44,8 +44,9 @@ class ScanRequest:
     camera is there (``--demo``); ``one_deck``: one deck on the table, so the same card read twice is a misread
     (both left for a tap); ``hold``: the game's rule of cards read but to be left for a tap,
     ``hold(reads, players, taught=...) -> {index into reads: why}`` (Pirate's Bluff's starting cards:
-    ``companion.games.pirates_bluff.camera.left_for_tap``, a card that could name a wrong first bidder); ``taught``: the camera reads a deck the players taught it (the Enroll
-    screen's choice; the camera service sets it), so a game's hold does not tell them to teach it."""
+    ``companion.games.pirates_bluff.camera.left_for_tap``, a card that could name a wrong first bidder); ``taught``:
+    the camera reads a deck the players taught it (the Enroll screen's choice; the camera service sets it), so a
+    game's hold does not tell them to teach it."""
 
     deck: str
     seats: tuple[str, ...]

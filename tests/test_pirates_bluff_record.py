@@ -39,7 +39,6 @@ def test_cli_demo_and_help():
     assert p.returncode == 0 and "referee" in p.stdout
 
 
-
 def test_cli_version_is_the_packages():
     from importlib.metadata import version
 
