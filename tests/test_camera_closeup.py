@@ -7,17 +7,17 @@ import numpy as np
 import vision.detect as D
 from vision.bench import _inside
 from vision.detect import Detector, Scanner, letterbox, same_place
-from vision.fonts import split_fonts
 from vision.synth.scene import make_scene
 from vision.synth.surfaces import HELD_OUT_SURFACES
 
 from closeups import one_card_close_up
+from font_lists import calibration_99, held_out_99
 
 
 def _closeup(seed: int, z: float):
     """A held-out-font starting row, its middle 1/z cut out and blown up to 1280 x 720 (a closer camera): the
     image and the cards that lie whole in it (card, quad in the image)."""
-    s = make_scene(seed, "start", HELD_OUT_SURFACES, fonts=split_fonts("held_out"))
+    s = make_scene(seed, "start", HELD_OUT_SURFACES, fonts=held_out_99())
     cw, ch = int(1280 / z), int(720 / z)
     x0, y0 = (1280 - cw) // 2, (720 - ch) // 2
     img = cv2.resize(np.ascontiguousarray(s.image[y0:y0 + ch, x0:x0 + cw]), (1280, 720), interpolation=cv2.INTER_CUBIC)
@@ -65,7 +65,7 @@ def test_a_close_up_frame_is_detected_again_shrunk_to_the_trained_card_size():
 
 def test_a_frame_from_over_the_table_is_detected_once():
     det = Detector(D.MODELS / "card_det.onnx", "ort", 2)
-    s = make_scene(3, "start", HELD_OUT_SURFACES, fonts=split_fonts("held_out"))
+    s = make_scene(3, "start", HELD_OUT_SURFACES, fonts=held_out_99())
     assert det.at_table_scale(s.image) == det(s.image)
 
 
@@ -90,13 +90,13 @@ def test_close_ups_read_more_cards_with_the_second_look_and_none_wrongly(monkeyp
 
 def _single_card(seed: int):
     """One card of a calibration-font starting row, blown up to fill the frame: the image, the card, the scene."""
-    s = make_scene(seed, "start", fonts=split_fonts("calibration"))
+    s = make_scene(seed, "start", fonts=calibration_99())
     return one_card_close_up(s), s.cards[0], s
 
 
 def test_the_look_out_pass_runs_only_where_the_first_pass_found_no_index():
     det = Detector(D.MODELS / "card_det.onnx", "ort", 2)
-    s = make_scene(3, "start", HELD_OUT_SURFACES, fonts=split_fonts("held_out"))
+    s = make_scene(3, "start", HELD_OUT_SURFACES, fonts=held_out_99())
     assert det.at_table_scale(s.image, nothing_found=D.LOOK_OUT) == det(s.image)  # indices found: one pass
     img, _c, _s = _single_card(9_300_000)
     plain = det(img)

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 
 import vision.detect as D
-from vision.fonts import split_fonts
 from vision.suited_reader import SuitedScanner, match_reads, score_rows
 from vision.synth.suited import HAND, far_scene, make_deck_scene
+from font_lists import held_out_99
 
 
 def _scene(seed, layout="start", deck="standard52"):
-    return make_deck_scene(seed, deck, layout, fonts=split_fonts("held_out"))
+    return make_deck_scene(seed, deck, layout, fonts=held_out_99())
 
 
 def test_a_far_scene_is_the_frame_shrunk_in_the_middle_of_its_table_with_its_labels_moved():
@@ -31,7 +31,7 @@ def test_a_far_scene_is_the_frame_shrunk_in_the_middle_of_its_table_with_its_lab
 def test_a_pirates_bluff_scene_seen_from_further_away_too():
     from vision.synth.scene import make_scene
 
-    s = make_scene(4, "start", fonts=split_fonts("held_out"))
+    s = make_scene(4, "start", fonts=held_out_99())
     f = far_scene(s)
     assert f.image.shape == s.image.shape and [c.code for c in f.cards] == [c.code for c in s.cards]
     for a, b in zip(s.cards, f.cards):

@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from font_lists import calibration_99, held_out_99
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures" / "camera"
@@ -352,12 +353,11 @@ def test_corner_reader_reads_fanned_indices_of_faces_it_never_saw_and_none_wrong
     2026-11-26 with the second look and the bar 0.98: 34 of 132): far from every index, and the floor is under what
     it names."""
     from vision.detect import Scanner
-    from vision.fonts import split_fonts
     from vision.synth.scene import make_scene
     from vision.synth.surfaces import HELD_OUT_SURFACES
 
     sc_ = Scanner("ort", reader="corner", threads=1)
-    fonts = split_fonts("held_out")
+    fonts = held_out_99()
     named = shown = 0
     for seed in range(9_610_000, 9_610_020):
         sc = make_scene(seed, "fan", HELD_OUT_SURFACES, fonts=fonts)
@@ -385,11 +385,10 @@ def test_corner_reader_reads_a_big_index_in_the_middle_of_a_card():
 
     from vision.decks.render import random_style
     from vision.detect import Scanner
-    from vision.fonts import split_fonts
     from vision.synth.scene import make_scene
     from vision.synth.surfaces import HELD_OUT_SURFACES
 
-    fonts = split_fonts("held_out")
+    fonts = held_out_99()
     with_middle = Scanner("ort", reader="corner", threads=1)
     corners_only = Scanner("ort", reader="corner", threads=1)
     corners_only.reread = False
@@ -418,11 +417,10 @@ def test_middle_reader_says_no_index_where_no_big_index_stands_upright():
     0.36-0.45, with 32 confident codes where there was none.)"""
     from vision.corner import LETTERS, SYMMETRIC_CODES, _card_sample, _noisy, centre_region
     from vision.detect import MODELS, CornerReader
-    from vision.fonts import split_fonts
 
     reader = CornerReader(MODELS / "middle_reader.int8.onnx", threads=1)
     rng = np.random.default_rng(4242)
-    fonts = split_fonts("calibration")
+    fonts = calibration_99()
     big_up, big_down, other = [], [], []
     while len(big_up) < 12 or len(other) < 24:
         gray, quad, rank, lt, layout = _card_sample(rng, fonts)
@@ -452,7 +450,6 @@ def test_step3_reads_an_unsure_cards_corners_with_the_second_reader_too():
     bidder named in 390 (81.74 %, 3, 384 without it). A taught deck and the index reader have no step 3."""
     from vision.corner import corner_regions
     from vision.detect import REREAD_BELOW, Scanner
-    from vision.fonts import split_fonts
     from vision.synth.scene import make_scene
     from vision.synth.surfaces import HELD_OUT_SURFACES
 
@@ -464,7 +461,7 @@ def test_step3_reads_an_unsure_cards_corners_with_the_second_reader_too():
     seen = []
     read = with_second.second.read
     with_second.second.read = lambda gray, regions: seen.append(list(regions)) or read(gray, regions)
-    fonts = split_fonts("held_out")
+    fonts = held_out_99()
     changed = 0
     for seed in range(9_630_000, 9_630_006):
         img = make_scene(seed, "start", HELD_OUT_SURFACES, fonts=fonts).image
@@ -498,7 +495,6 @@ def test_the_second_look_reads_unsure_lone_indices_with_both_readers_averaged():
     the rule's bar FAN_CORNER_MIN came down to 0.98: 822 / 3)."""
     from vision.corner import index_region
     from vision.detect import FAN_VIEWS, REREAD_BELOW, Scanner, fan_regions
-    from vision.fonts import split_fonts
     from vision.synth.scene import make_scene
     from vision.synth.surfaces import HELD_OUT_SURFACES
 
@@ -512,7 +508,7 @@ def test_the_second_look_reads_unsure_lone_indices_with_both_readers_averaged():
         orig = reader.logits
         reader.logits = (lambda orig, name: lambda gray, regions: calls[name].append(list(regions))
                          or orig(gray, regions))(orig, name)
-    fonts = split_fonts("held_out")
+    fonts = held_out_99()
     changed = 0
     for seed in range(9_640_000, 9_640_006):
         img = make_scene(seed, "fan", HELD_OUT_SURFACES, fonts=fonts).image

@@ -9,7 +9,7 @@ import numpy as np
 
 import vision.suited_reader as S
 from scan_switches import linked_with_report
-from vision.fonts import split_fonts
+from font_lists import calibration_99
 
 
 def _scaled(q: np.ndarray, g: float) -> np.ndarray:
@@ -27,7 +27,7 @@ def test_scaled_look_reads_indices_framed_too_loose_or_too_tight_and_never_a_les
     sc = S.SuitedScanner("standard52")
     d = get_deck("standard52")
     fixed = wrong = tried = changed = 0
-    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=split_fonts("calibration")) for k in range(3)]
+    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=calibration_99()) for k in range(3)]
     shown = [(s, c.card, np.asarray(q, np.float32)) for s in scenes for c in s.cards
              for q, vis in zip(c.index_quads, c.index_visible) if vis >= 0.95]
     # the detector's box too tight on the printed index, or too loose
@@ -84,7 +84,7 @@ def test_scaled_look_with_agreement_or_its_own_bar_takes_only_what_the_plain_loo
 
     sc = S.SuitedScanner("standard52")
     ns = len(sc.codes.suits)
-    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=split_fonts("calibration")) for k in range(3)]
+    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=calibration_99()) for k in range(3)]
     boxes = [(s, _scaled(np.asarray(q, np.float32), off)) for s in scenes for c in s.cards
              for q, vis in zip(c.index_quads, c.index_visible) if vis >= 0.95 for off in (0.7, 1.45)]
     taken: dict = {}
@@ -157,7 +157,7 @@ def test_scaled_look_grow_only_reads_each_unread_index_from_its_grown_box_alone(
         return real_read(bgr, views)
 
     sc.reader.read = recording_read
-    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=split_fonts("calibration")) for k in range(2)]
+    scenes = [make_deck_scene(5_100_000 + k, "standard52", "fan", fonts=calibration_99()) for k in range(2)]
     unread = 0
     for s in scenes:
         for c in s.cards:

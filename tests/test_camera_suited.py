@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from font_lists import held_out_99
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -180,7 +181,7 @@ def _scenes(deck, layouts, n, seed):
     from vision.fonts import split_fonts
     from vision.synth.suited import make_deck_scene
 
-    fonts = split_fonts("held_out")
+    fonts = held_out_99()
     return [make_deck_scene(seed + i, deck, layouts[i % len(layouts)], fonts=fonts) for i in range(n)]
 
 

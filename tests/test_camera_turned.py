@@ -12,7 +12,7 @@ import numpy as np
 import vision.detect as D
 import vision.suited_reader as S
 from vision.geometry import rect_corners
-from vision.fonts import split_fonts
+from font_lists import calibration_99
 
 
 def _turned(q: np.ndarray, deg: float) -> np.ndarray:
@@ -47,7 +47,7 @@ def test_suited_turned_look_turns_a_skewed_index_box_back_and_reads_it():
     d = get_deck("standard52")
     fixed = wrong = tried = 0
     for seed in range(3):
-        s = make_deck_scene(5_000_000 + seed, "standard52", "fan", fonts=split_fonts("calibration"))
+        s = make_deck_scene(5_000_000 + seed, "standard52", "fan", fonts=calibration_99())
         for c in s.cards:
             for q, vis in zip(c.index_quads, c.index_visible):
                 if vis < 0.95:
@@ -102,7 +102,7 @@ def test_corner_reader_turned_look_turns_a_skewed_fanned_index_back():
     sc = D.Scanner("ort", reader="corner")
     fixed = wrong = tried = turned = back = 0
     for seed in range(4):
-        s = make_scene(9_305_000 + seed, "fan", HELD_OUT_SURFACES, fonts=split_fonts("calibration"))
+        s = make_scene(9_305_000 + seed, "fan", HELD_OUT_SURFACES, fonts=calibration_99())
         gray = cv2.cvtColor(s.image, cv2.COLOR_BGR2GRAY)
         for c in s.cards:
             for q, vis in zip(c.index_quads, c.index_visible):

@@ -15,6 +15,7 @@ from scan_switches import linked_models, linked_with_report, write_report
 
 import vision.digit_look as dl
 from vision.suited_reader import MODELS, SuitedReader, SuitedScanner, deck_codes
+from font_lists import calibration_99
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,7 +106,7 @@ def _views(deck: str):
     from vision.fonts import split_fonts
     from vision.synth.suited import make_deck_scene
 
-    scene = make_deck_scene(15_090_000, deck, "start", fonts=split_fonts("calibration"))
+    scene = make_deck_scene(15_090_000, deck, "start", fonts=calibration_99())
     views = []
     for c in scene.cards:
         for o in (0, 1):  # both readings of which pair of sides is long, as the scanner reads an unsure card

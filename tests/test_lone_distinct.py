@@ -7,9 +7,9 @@ import pytest
 from scan_switches import folder_with_thresholds
 
 import vision.suited_reader as S
-from vision.fonts import split_fonts
 from vision.suited_reader import SuitedRead, SuitedScanner, deck_codes, match_reads, score_rows
 from vision.synth.suited import HAND, make_deck_scene
+from font_lists import held_out_99
 
 
 def _read(code, x=100.0, long=20.0, short=12.0, deck="standard52"):
@@ -66,7 +66,7 @@ def test_tight_hands_keep_a_neighbours_index_read_beside_another(deck, seeds, ca
     assert sc.lone_distinct  # the committed report's
     rows = {False: [], True: []}
     for seed in seeds:
-        scene = make_deck_scene(seed, deck, HAND, fonts=split_fonts("held_out"))
+        scene = make_deck_scene(seed, deck, HAND, fonts=held_out_99())
         one = {}
         for t in rows:
             sc.lone_distinct = t

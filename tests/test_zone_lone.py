@@ -7,6 +7,7 @@ from scan_switches import folder_with_thresholds
 
 import vision.suited_reader as S
 from vision.suited_reader import SuitedScanner
+from font_lists import held_out_99
 
 CARD = np.array([[0, 0], [100, 0], [100, 140], [0, 140]], np.float64)  # TL, TR, BR, BL
 
@@ -57,13 +58,12 @@ def test_the_switches_are_the_readers_report_and_a_taught_deck_takes_them_only_w
 
 
 def _scene_rows(sc, deck, layout, seeds, pairs, unsure):
-    from vision.fonts import split_fonts
     from vision.suited_reader import match_reads
     from vision.synth.suited import make_deck_scene
 
     out = []
     for seed in seeds:
-        scene = make_deck_scene(seed, deck, layout, fonts=split_fonts("held_out"))
+        scene = make_deck_scene(seed, deck, layout, fonts=held_out_99())
         one = {}
         for on in (False, True):
             sc.zone_pairs, sc.zone_unsure = on and pairs, on and unsure
