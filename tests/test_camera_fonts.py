@@ -126,8 +126,8 @@ def test_no_design_lies_in_two_splits_by_its_rendered_glyphs():
     """Outlines hashed (above) catch a copy; a revision of one design has other points. Campania (held-out until
     session 99) draws Doulos SIL Compact's outlines exactly, and the installed Doulos SIL (train) is a revision of that
     drawing: its rendered glyphs overlap Campania's at a median IoU of 0.95 (min 0.90), where another Times-like design,
-    Liberation Serif, gives 0.71. Now Campania is grouped with Doulos. In session 100 ADF's Verana, Verana Sans and
-    Switzera ADF (calibration) were found drawing Bitstream Vera's glyphs as the held-out DejaVu group does (0.96-0.995):
+    Liberation Serif, gives 0.71. Now Campania is grouped with Doulos. ADF's Verana, Verana Sans and Switzera ADF
+    (calibration) draw Bitstream Vera's glyphs as the DejaVu group (held out until session 100) does (0.96-0.995):
     now one group, in calibration. Two families whose upright files' needed glyphs overlap at a median of 0.94 or
     more, none under 0.80, are one design, and one design lies in one split."""
     import numpy as np
