@@ -42,6 +42,10 @@ def test_committed_split_is_honest():
         for fam, group in d.items():
             assert where.setdefault(group, name) == name, (fam, group)
             assert design_group(fam) == group or group in ("dejavu",)
+    # the DejaVu group, with ADF's Verana and Switzera, which draw its glyphs, lies in calibration (session 100)
+    vera = ("Verana", "Verana Sans", "Switzera ADF", "DejaVu Sans", "Hack")
+    assert {sp["calibration"][f] for f in vera} == {"dejavu"}
+    assert not [f for d in ("train", "held_out") for f, g in sp[d].items() if g == "dejavu"]
 
 
 def test_installed_fonts_never_include_reserved_ones():

@@ -8,7 +8,6 @@ from pathlib import Path
 import cv2
 import pytest
 from scan_switches import linked_models, linked_with_report, write_report
-from font_lists import calibration_99
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -75,6 +74,7 @@ def test_folders_with_one_detector_share_each_frames_detections_and_read_as_they
     own scanner scanning each frame by itself."""
     import shutil
 
+    from vision.fonts import split_fonts
     from vision.suited_judge import judge, plan
     from vision.suited_reader import SuitedScanner, match_reads, score_rows
     from vision.synth.suited import far_scene, make_deck_scene
@@ -89,7 +89,7 @@ def test_folders_with_one_detector_share_each_frames_detections_and_read_as_they
     dirs = [MODELS, cand, other]
     res = judge(dirs, ["standard52"], 13_100_000, 4, 2, out=lambda *_a: None)
     assert res["decks"]["standard52"]["detector_passes_per_frame"] == 2
-    fonts = calibration_99()
+    fonts = split_fonts("calibration")  # the judge's own faces (vision.suited_judge draws its scenes from the split)
     for section, scenes in plan(0, 13_100_000, 4, 2).items():
         frames = []
         for s, layout, is_far in scenes:

@@ -10,8 +10,9 @@ group goes to one split, so no held-out family has a sibling in training:
 - ``calibration``: temperature and thresholds are chosen on these only;
 - ``held_out``: the benchmark's "faces never seen" figures; nothing is ever tuned on them.
 
-The split is a pure function of the group's name (sha1; ``_PLACED`` names the exceptions), written once to ``models/font_split.json`` (committed,
-and listed in the model card); a family installed later that is not in that file is used by no split.
+The split is a pure function of the group's name (sha1; ``_PLACED`` names the exceptions), written once to
+``models/font_split.json`` (committed, and listed in the model card); a family installed later that is not in that
+file is used by no split.
 
 **Reserved, never used**: the URW base35 families and every clone of them (TeX Gyre, gsfonts, GNU FreeFont,
 which is drawn from URW's designs). They are kept for an outside check. ``EXCLUDED`` below refuses them by
