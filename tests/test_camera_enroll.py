@@ -23,15 +23,15 @@ pytestmark = pytest.mark.skipif(not (ROOT / "models" / "corner_reader.onnx").exi
 
 
 def _deck_style():
-    from vision.decks.render import FaceStyle
+    """The Enroll screen's simulated deck (``demo_deck_style``): the held-out family Anonymous Pro (DejaVu Sans until
+    session 99, a calibration family since) in an index layout of its own."""
+    from companion.ui.camservice import demo_deck_style
     from vision.fonts import split_fonts
 
-    fonts = dict(split_fonts("held_out"))
-    fam = "Anonymous Pro"  # the first held-out family by name (DejaVu Sans until session 99, calibration since)
-    assert fam in fonts, f"{fam} is not in the held-out split here"
-    path = [f for f in fonts[fam] if "Bold" in f] or list(fonts[fam])
-    return FaceStyle(font_path=path[0], layout="beside", index_scale=1.35, margin_mm=5.0, ink=(40, 30, 120),
-                     letter_ink=(40, 30, 120), paper=(236, 244, 250), border=True, art=1, seed=77)
+    style = demo_deck_style("pirates-bluff")
+    held_out = {f for _fam, files in split_fonts("held_out") for f in files}
+    assert "Anonymous Pro" in str(style.font_path) and style.font_path in held_out, style.font_path
+    return style
 
 
 def _cli(args, data, **kw):

@@ -178,7 +178,6 @@ def test_standard_suit_symbols_have_no_holes(suit, simple):
 
 # ---------------------------------------------------------------- scans with the committed models
 def _scenes(deck, layouts, n, seed):
-    from vision.fonts import split_fonts
     from vision.synth.suited import make_deck_scene
 
     fonts = held_out_99()

@@ -103,7 +103,6 @@ def _look(deck: str, power: float = 1.0, seed: int = 0) -> dict:
 def _views(deck: str):
     """The views a scan reads on one calibration start scene: every found card's four corner regions."""
     from vision import corner as cr
-    from vision.fonts import split_fonts
     from vision.synth.suited import make_deck_scene
 
     scene = make_deck_scene(15_090_000, deck, "start", fonts=calibration_99())

@@ -395,8 +395,8 @@ def demo_deck_style(base: str = "pirates-bluff"):
 
     if not fonts:
         return PRINT_STYLE
-    # the first held-out family by name, as tests/test_camera_enroll.py's deck (DejaVu Sans until session 99, a
-    # calibration family since)
+    # the first held-out family by name (DejaVu Sans until session 99, a calibration family since); the deck
+    # tests/test_camera_enroll.py enrolls and the model card's taught-deck figure was measured on
     fam = "Anonymous Pro" if "Anonymous Pro" in fonts else sorted(fonts)[0]
     path = [f for f in fonts[fam] if "Bold" in f] or list(fonts[fam])
     return FaceStyle(font_path=path[0], layout="beside", index_scale=1.35, margin_mm=5.0, ink=(40, 30, 120),
